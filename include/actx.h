@@ -1,0 +1,176 @@
+/* actx — activation kernels bit-identical to ONNX Runtime's CPU math library (MLAS).
+ *
+ * Every function computes, element by element, exactly the bits ORT 1.30's CPU execution
+ * provider produces for the matching node on an AVX2+FMA machine, whatever the tensor's length,
+ * alignment, thread count or the instruction set actx runs on.
+ *
+ * Conventions shared by every entry point:
+ *   - x and y hold n elements; y == x (in place) is allowed; any other overlap is not.
+ *   - Any alignment. n == 0 is a no-op that succeeds (pointers may then be NULL).
+ *   - Bias variants take a bias of length h and compute op(x[i] + bias[i mod h]); n must be a
+ *     multiple of h (h is the innermost dimension, as in ORT's BiasGelu / FastGelu).
+ *   - float16 and bfloat16 are passed as uint16_t bit patterns. They are widened to float32,
+ *     computed with the float32 arithmetic, and rounded once to nearest-even.
+ *   - Errors are returned, never raised; actx_status_string() names them.
+ *   - The convenience functions (actx_erf_f32, ...) run on the calling thread and on the
+ *     threads of actx_set_num_threads() (default 1: no thread is ever started unless asked).
+ *     actx_compute() takes the caller's own parallel-for instead (ORT's pool, OpenMP, ...).
+ */
+#ifndef ACTX_H
+#define ACTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define ACTX_API __declspec(dllexport)
+#else
+#define ACTX_API __attribute__((visibility("default")))
+#endif
+
+#define ACTX_VERSION_MAJOR 0
+#define ACTX_VERSION_MINOR 1
+#define ACTX_VERSION_PATCH 0
+
+typedef enum actx_status {
+  ACTX_OK = 0,
+  ACTX_ERROR_NULL_POINTER,     /* x, y (or bias) is NULL while n > 0 */
+  ACTX_ERROR_INVALID_BIAS,     /* bias length 0, or n not a multiple of it */
+  ACTX_ERROR_INVALID_ARGUMENT, /* unknown op, dtype or ISA; a field that op does not take */
+  ACTX_ERROR_OVERLAP,          /* x and y overlap without being equal */
+  ACTX_ERROR_UNSUPPORTED,      /* the requested ISA is not available on this CPU */
+  ACTX_ERROR_OUT_OF_MEMORY,    /* the built-in thread pool could not be created */
+} actx_status;
+
+ACTX_API const char *actx_status_string(actx_status status);
+
+/* ---- Operations ------------------------------------------------------------------------- */
+
+typedef enum actx_op {
+  ACTX_OP_ERF = 0,    /* ai.onnx Erf */
+  ACTX_OP_GELU,       /* exact GELU 0.5·x·(1+erf(x/√2)); optional bias = com.microsoft BiasGelu */
+  ACTX_OP_GELU_TANH,  /* tanh GELU (ai.onnx Gelu approximate="tanh"); optional bias = FastGelu */
+  ACTX_OP_QUICK_GELU, /* x·sigmoid(alpha·x) (com.microsoft QuickGelu; alpha = 1 is SiLU) */
+  ACTX_OP_TANH,       /* ai.onnx Tanh */
+  ACTX_OP_SIGMOID,    /* ai.onnx Sigmoid */
+  ACTX_OP_COUNT
+} actx_op;
+
+typedef enum actx_dtype {
+  ACTX_F32 = 0,
+  ACTX_F16,  /* IEEE binary16 */
+  ACTX_BF16, /* bfloat16 */
+  ACTX_DTYPE_COUNT
+} actx_dtype;
+
+ACTX_API const char *actx_op_name(actx_op op);
+ACTX_API const char *actx_dtype_name(actx_dtype dtype);
+/* Size in bytes of one element, 0 for an unknown dtype. */
+ACTX_API size_t actx_dtype_size(actx_dtype dtype);
+
+/* What to compute. Zero-initialise, then set op and dtype; bias/bias_len only for ACTX_OP_GELU
+ * and ACTX_OP_GELU_TANH (NULL/0 = no bias), alpha only for ACTX_OP_QUICK_GELU. */
+typedef struct actx_op_desc {
+  actx_op op;
+  actx_dtype dtype;
+  const void *bias; /* bias_len elements of dtype */
+  size_t bias_len;
+  float alpha;
+} actx_op_desc;
+
+/* Default QuickGelu alpha, as in ORT's com.microsoft QuickGelu. */
+#define ACTX_QUICK_GELU_DEFAULT_ALPHA 1.702f
+
+/* ---- Threads ----------------------------------------------------------------------------- */
+
+/* A caller's parallel-for: run task(task_ctx, i) for every i in [0, num_tasks), on any threads,
+ * and return when all have finished. The signature of task matches ORT's
+ * KernelContext_ParallelFor callback, so an ORT kernel can pass its pool straight through. */
+typedef void (*actx_task_fn)(void *task_ctx, size_t task_index);
+typedef void (*actx_parallel_for_fn)(void *runner_ctx, actx_task_fn task, void *task_ctx,
+                                     size_t num_tasks);
+
+typedef struct actx_parallel {
+  actx_parallel_for_fn parallel_for; /* NULL: run on the calling thread */
+  void *runner_ctx;
+  size_t max_tasks; /* how many tasks are worth creating (usually the thread count); 0 = 1 */
+} actx_parallel;
+
+/* Tensors with fewer elements than this per task are not split: below it, waking a thread
+ * costs more than the work (see docs/architecture.md for the measurement). */
+ACTX_API size_t actx_min_elements_per_task(actx_dtype dtype);
+
+/* Computes y = op(x) over n elements. par may be NULL (calling thread only). Results are the
+ * same bits for every split. */
+ACTX_API actx_status actx_compute(const actx_op_desc *desc, const void *x, void *y, size_t n,
+                                  const actx_parallel *par);
+
+/* Threads used by the convenience functions below: a built-in pthread pool of n - 1 workers
+ * plus the caller. 0 or 1 means no pool. The initial value comes from the environment variable
+ * ACTX_NUM_THREADS, else 1. Not to be called while a convenience function runs. */
+ACTX_API actx_status actx_set_num_threads(size_t n);
+ACTX_API size_t actx_get_num_threads(void);
+
+/* ---- Convenience entry points (float32) ----------------------------------------------------- */
+
+ACTX_API actx_status actx_erf_f32(const float *x, float *y, size_t n);
+ACTX_API actx_status actx_gelu_f32(const float *x, float *y, size_t n);
+ACTX_API actx_status actx_gelu_tanh_f32(const float *x, float *y, size_t n);
+/* gelu(x + bias[i mod h]) */
+ACTX_API actx_status actx_bias_gelu_f32(const float *x, float *y, size_t n, const float *bias,
+                                        size_t h);
+/* tanh gelu(x + bias[i mod h]); bias may be NULL with h == 0 (then it equals actx_gelu_tanh_f32) */
+ACTX_API actx_status actx_fast_gelu_f32(const float *x, float *y, size_t n, const float *bias,
+                                        size_t h);
+ACTX_API actx_status actx_quick_gelu_f32(const float *x, float *y, size_t n, float alpha);
+ACTX_API actx_status actx_tanh_f32(const float *x, float *y, size_t n);
+ACTX_API actx_status actx_sigmoid_f32(const float *x, float *y, size_t n);
+
+/* ---- Convenience entry points (float16, bfloat16 as uint16_t bit patterns) ----------------- */
+
+#define ACTX_DECLARE_HALF_API(suffix)                                                          \
+  ACTX_API actx_status actx_erf_##suffix(const uint16_t *x, uint16_t *y, size_t n);            \
+  ACTX_API actx_status actx_gelu_##suffix(const uint16_t *x, uint16_t *y, size_t n);           \
+  ACTX_API actx_status actx_gelu_tanh_##suffix(const uint16_t *x, uint16_t *y, size_t n);      \
+  ACTX_API actx_status actx_bias_gelu_##suffix(const uint16_t *x, uint16_t *y, size_t n,       \
+                                               const uint16_t *bias, size_t h);                \
+  ACTX_API actx_status actx_fast_gelu_##suffix(const uint16_t *x, uint16_t *y, size_t n,       \
+                                               const uint16_t *bias, size_t h);                \
+  ACTX_API actx_status actx_quick_gelu_##suffix(const uint16_t *x, uint16_t *y, size_t n,      \
+                                                float alpha);                                  \
+  ACTX_API actx_status actx_tanh_##suffix(const uint16_t *x, uint16_t *y, size_t n);           \
+  ACTX_API actx_status actx_sigmoid_##suffix(const uint16_t *x, uint16_t *y, size_t n);
+ACTX_DECLARE_HALF_API(f16)
+ACTX_DECLARE_HALF_API(bf16)
+#undef ACTX_DECLARE_HALF_API
+
+/* ---- Instruction set ----------------------------------------------------------------------- */
+
+typedef enum actx_isa {
+  ACTX_ISA_PORTABLE = 0, /* C with fmaf: the same polynomials, the same bits */
+  ACTX_ISA_AVX2,         /* AVX2 + FMA3 + F16C */
+  ACTX_ISA_COUNT
+} actx_isa;
+
+/* The ISA in use: the best the CPU supports (cpuid + xgetbv, once), unless the environment
+ * variable ACTX_ISA=portable|avx2 or actx_set_isa() chose another. */
+ACTX_API actx_isa actx_get_isa(void);
+ACTX_API const char *actx_isa_name(actx_isa isa);
+/* Whether this CPU and OS can run isa. */
+ACTX_API int actx_isa_supported(actx_isa isa);
+/* Forces an ISA for the whole process (tests, benchmarks). ACTX_ERROR_UNSUPPORTED if the CPU
+ * lacks it. Not to be called while another thread computes. */
+ACTX_API actx_status actx_set_isa(actx_isa isa);
+
+/* "major.minor.patch" */
+ACTX_API const char *actx_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACTX_H */

@@ -1,0 +1,103 @@
+/* The AVX2 path's building blocks: 8-lane loads and stores for each dtype, and the loop that
+ * turns an 8-lane op body into the f32 / f16 / bf16 kernels of kernels.h.
+ *
+ * Every element, in the unrolled body, the single-vector loop or the tail, goes through the
+ * same body: the tail is copied into an 8-lane stack buffer, so a result never depends on the
+ * tensor's length or alignment, and no byte past the tensor is read or written. */
+#ifndef ACTX_AVX2_LOOP_H
+#define ACTX_AVX2_LOOP_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+/* float32 */
+static inline __m256 actx_load8_f32(const void *p) { return _mm256_loadu_ps((const float *)p); }
+static inline void actx_store8_f32(void *p, __m256 v) { _mm256_storeu_ps((float *)p, v); }
+
+/* float16: F16C, round to nearest even */
+static inline __m256 actx_load8_f16(const void *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+static inline void actx_store8_f16(void *p, __m256 v) {
+  _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* bfloat16: the top half of a float32; narrowing rounds to nearest even, NaNs made quiet */
+static inline __m256 actx_load8_bf16(const void *p) {
+  __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+static inline void actx_store8_bf16(void *p, __m256 v) {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i rounded = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb);
+  const __m256i quiet = _mm256_or_si256(u, _mm256_set1_epi32(0x00400000));
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  const __m256i w = _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
+  /* 32 -> 16 bits: packus works per 128-bit lane, so fix the quadword order after it */
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(w, w), 0x08);
+  _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+}
+
+#define ACTX_SIZEOF_f32 4
+#define ACTX_SIZEOF_f16 2
+#define ACTX_SIZEOF_bf16 2
+
+/* Defines actx_<dt>_<op>__avx2_u32 from `static inline __m256 <op>_v8(__m256 v, __m256 alpha)`
+ * (plus an optional `<op>_prepare` hook, see the op files). Four vectors per iteration give the
+ * out-of-order core independent chains, as MLAS's 4x8 erf loop does. */
+#define ACTX_AVX2_KERNEL(dt, op)                                                              \
+  void actx_##dt##_##op##__avx2_u32(const void *xv, void *yv, size_t n, const void *bv,       \
+                                    float alpha) {                                            \
+    const size_t es = ACTX_SIZEOF_##dt;                                                       \
+    const char *x = (const char *)xv;                                                         \
+    const char *b = (const char *)bv;                                                         \
+    char *y = (char *)yv;                                                                     \
+    const __m256 va = _mm256_set1_ps(alpha);                                                  \
+    size_t i = 0;                                                                             \
+    if (b == NULL) {                                                                          \
+      for (; i + 32 <= n; i += 32) {                                                          \
+        const __m256 x0 = actx_load8_##dt(x + (i + 0) * es);                                 \
+        const __m256 x1 = actx_load8_##dt(x + (i + 8) * es);                                 \
+        const __m256 x2 = actx_load8_##dt(x + (i + 16) * es);                                \
+        const __m256 x3 = actx_load8_##dt(x + (i + 24) * es);                                \
+        actx_store8_##dt(y + (i + 0) * es, op##_v8(x0, va));                                  \
+        actx_store8_##dt(y + (i + 8) * es, op##_v8(x1, va));                                  \
+        actx_store8_##dt(y + (i + 16) * es, op##_v8(x2, va));                                 \
+        actx_store8_##dt(y + (i + 24) * es, op##_v8(x3, va));                                 \
+      }                                                                                       \
+      for (; i + 8 <= n; i += 8)                                                              \
+        actx_store8_##dt(y + i * es, op##_v8(actx_load8_##dt(x + i * es), va));               \
+    } else {                                                                                  \
+      for (; i + 16 <= n; i += 16) {                                                          \
+        const __m256 x0 = _mm256_add_ps(actx_load8_##dt(x + i * es),                          \
+                                        actx_load8_##dt(b + i * es));                         \
+        const __m256 x1 = _mm256_add_ps(actx_load8_##dt(x + (i + 8) * es),                    \
+                                        actx_load8_##dt(b + (i + 8) * es));                   \
+        actx_store8_##dt(y + i * es, op##_v8(x0, va));                                        \
+        actx_store8_##dt(y + (i + 8) * es, op##_v8(x1, va));                                  \
+      }                                                                                       \
+      for (; i + 8 <= n; i += 8)                                                              \
+        actx_store8_##dt(y + i * es, op##_v8(_mm256_add_ps(actx_load8_##dt(x + i * es),       \
+                                                           actx_load8_##dt(b + i * es)),      \
+                                             va));                                            \
+    }                                                                                         \
+    if (i < n) { /* tail: through a zeroed 8-lane buffer, never past the tensor */            \
+      const size_t rest = (n - i) * es;                                                       \
+      _Alignas(32) char tx[32] = {0}, tb[32] = {0}, ty[32];                                   \
+      memcpy(tx, x + i * es, rest);                                                           \
+      __m256 v = actx_load8_##dt(tx);                                                         \
+      if (b != NULL) {                                                                        \
+        memcpy(tb, b + i * es, rest);                                                         \
+        v = _mm256_add_ps(v, actx_load8_##dt(tb));                                            \
+      }                                                                                       \
+      actx_store8_##dt(ty, op##_v8(v, va));                                                   \
+      memcpy(y + i * es, ty, rest);                                                           \
+    }                                                                                         \
+  }
+
+#define ACTX_AVX2_KERNELS(op) \
+  ACTX_AVX2_KERNEL(f32, op) ACTX_AVX2_KERNEL(f16, op) ACTX_AVX2_KERNEL(bf16, op)
+
+#endif /* ACTX_AVX2_LOOP_H */
