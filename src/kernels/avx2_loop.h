@@ -44,55 +44,60 @@ static inline void actx_store8_bf16(void *p, __m256 v) {
 #define ACTX_SIZEOF_f16 2
 #define ACTX_SIZEOF_bf16 2
 
-/* Defines actx_<dt>_<op>__avx2_u32 from `static inline __m256 <op>_v8(__m256 v, __m256 alpha)`
- * (plus an optional `<op>_prepare` hook, see the op files). Four vectors per iteration give the
- * out-of-order core independent chains, as MLAS's 4x8 erf loop does. */
+/* Vectors per unrolled step. The op bodies run their steps across all of them in lockstep, as
+ * MLAS's 4x8 loops do: a lone vector's dependency chain is ~30 operations long, longer than
+ * the core's scheduler can look past, so independent work must be adjacent in the code. */
+#define ACTX_AVX2_UNROLL 4
+
+/* Runs one step on every vector; fully unrolled, so v[] stays in registers. */
+#define ACTX_FOR_VECTORS(k, count) _Pragma("GCC unroll 4") for (int k = 0; k < (count); k++)
+
+/* Defines actx_<dt>_<op>__avx2_u32 from
+ * `static inline void <op>_xn(__m256 *v, int count, __m256 alpha)`, which maps v[0..count)
+ * in place; count is a constant after inlining (ACTX_AVX2_UNROLL or 1). */
 #define ACTX_AVX2_KERNEL(dt, op)                                                              \
   void actx_##dt##_##op##__avx2_u32(const void *xv, void *yv, size_t n, const void *bv,       \
                                     float alpha) {                                            \
-    const size_t es = ACTX_SIZEOF_##dt;                                                       \
+    const size_t es = ACTX_SIZEOF_##dt, step = 8 * ACTX_AVX2_UNROLL;                          \
     const char *x = (const char *)xv;                                                         \
     const char *b = (const char *)bv;                                                         \
     char *y = (char *)yv;                                                                     \
     const __m256 va = _mm256_set1_ps(alpha);                                                  \
+    __m256 v[ACTX_AVX2_UNROLL];                                                               \
     size_t i = 0;                                                                             \
     if (b == NULL) {                                                                          \
-      for (; i + 32 <= n; i += 32) {                                                          \
-        const __m256 x0 = actx_load8_##dt(x + (i + 0) * es);                                 \
-        const __m256 x1 = actx_load8_##dt(x + (i + 8) * es);                                 \
-        const __m256 x2 = actx_load8_##dt(x + (i + 16) * es);                                \
-        const __m256 x3 = actx_load8_##dt(x + (i + 24) * es);                                \
-        actx_store8_##dt(y + (i + 0) * es, op##_v8(x0, va));                                  \
-        actx_store8_##dt(y + (i + 8) * es, op##_v8(x1, va));                                  \
-        actx_store8_##dt(y + (i + 16) * es, op##_v8(x2, va));                                 \
-        actx_store8_##dt(y + (i + 24) * es, op##_v8(x3, va));                                 \
+      for (; i + step <= n; i += step) {                                                      \
+        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) v[k] = actx_load8_##dt(x + (i + 8 * k) * es);   \
+        op##_xn(v, ACTX_AVX2_UNROLL, va);                                                     \
+        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_##dt(y + (i + 8 * k) * es, v[k]);   \
       }                                                                                       \
-      for (; i + 8 <= n; i += 8)                                                              \
-        actx_store8_##dt(y + i * es, op##_v8(actx_load8_##dt(x + i * es), va));               \
     } else {                                                                                  \
-      for (; i + 16 <= n; i += 16) {                                                          \
-        const __m256 x0 = _mm256_add_ps(actx_load8_##dt(x + i * es),                          \
-                                        actx_load8_##dt(b + i * es));                         \
-        const __m256 x1 = _mm256_add_ps(actx_load8_##dt(x + (i + 8) * es),                    \
-                                        actx_load8_##dt(b + (i + 8) * es));                   \
-        actx_store8_##dt(y + i * es, op##_v8(x0, va));                                        \
-        actx_store8_##dt(y + (i + 8) * es, op##_v8(x1, va));                                  \
+      for (; i + step <= n; i += step) {                                                      \
+        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) {                                               \
+          v[k] = _mm256_add_ps(actx_load8_##dt(x + (i + 8 * k) * es),                         \
+                               actx_load8_##dt(b + (i + 8 * k) * es));                        \
+        }                                                                                     \
+        op##_xn(v, ACTX_AVX2_UNROLL, va);                                                     \
+        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_##dt(y + (i + 8 * k) * es, v[k]);   \
       }                                                                                       \
-      for (; i + 8 <= n; i += 8)                                                              \
-        actx_store8_##dt(y + i * es, op##_v8(_mm256_add_ps(actx_load8_##dt(x + i * es),       \
-                                                           actx_load8_##dt(b + i * es)),      \
-                                             va));                                            \
+    }                                                                                         \
+    for (; i + 8 <= n; i += 8) {                                                              \
+      v[0] = actx_load8_##dt(x + i * es);                                                     \
+      if (b != NULL) v[0] = _mm256_add_ps(v[0], actx_load8_##dt(b + i * es));                 \
+      op##_xn(v, 1, va);                                                                      \
+      actx_store8_##dt(y + i * es, v[0]);                                                     \
     }                                                                                         \
     if (i < n) { /* tail: through a zeroed 8-lane buffer, never past the tensor */            \
       const size_t rest = (n - i) * es;                                                       \
       _Alignas(32) char tx[32] = {0}, tb[32] = {0}, ty[32];                                   \
       memcpy(tx, x + i * es, rest);                                                           \
-      __m256 v = actx_load8_##dt(tx);                                                         \
+      v[0] = actx_load8_##dt(tx);                                                             \
       if (b != NULL) {                                                                        \
         memcpy(tb, b + i * es, rest);                                                         \
-        v = _mm256_add_ps(v, actx_load8_##dt(tb));                                            \
+        v[0] = _mm256_add_ps(v[0], actx_load8_##dt(tb));                                      \
       }                                                                                       \
-      actx_store8_##dt(ty, op##_v8(v, va));                                                   \
+      op##_xn(v, 1, va);                                                                      \
+      actx_store8_##dt(ty, v[0]);                                                             \
       memcpy(y + i * es, ty, rest);                                                           \
     }                                                                                         \
   }
