@@ -8,7 +8,8 @@
  *   - x and y hold n elements; y == x (in place) is allowed; any other overlap is not.
  *   - Any alignment. n == 0 is a no-op that succeeds (pointers may then be NULL).
  *   - Bias variants take a bias of length h and compute op(x[i] + bias[i mod h]); n must be a
- *     multiple of h (h is the innermost dimension, as in ORT's BiasGelu / FastGelu).
+ *     multiple of h (h is the innermost dimension, as in ORT's BiasGelu / FastGelu). When both
+ *     x[i] and its bias are NaN, x[i]'s NaN (made quiet) is the one that propagates.
  *   - float16 and bfloat16 are passed as uint16_t bit patterns. They are widened to float32,
  *     computed with the float32 arithmetic, and rounded once to nearest-even.
  *   - Errors are returned, never raised; actx_status_string() names them.

@@ -40,6 +40,14 @@ static inline void actx_store8_bf16(void *p, __m256 v) {
   _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
 }
 
+/* x + bias, where a NaN x wins over a NaN bias (made quiet), as in the portable path: the
+ * compiler may swap vaddps's operands, and vaddps keeps its first operand's NaN. */
+static inline __m256 actx_add_bias8(__m256 x, __m256 b) {
+  const __m256 x_nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  const __m256 quiet_x = _mm256_or_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
+  return _mm256_blendv_ps(_mm256_add_ps(x, b), quiet_x, x_nan);
+}
+
 #define ACTX_SIZEOF_f32 4
 #define ACTX_SIZEOF_f16 2
 #define ACTX_SIZEOF_bf16 2
@@ -74,8 +82,8 @@ static inline void actx_store8_bf16(void *p, __m256 v) {
     } else {                                                                                  \
       for (; i + step <= n; i += step) {                                                      \
         ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) {                                               \
-          v[k] = _mm256_add_ps(actx_load8_##dt(x + (i + 8 * k) * es),                         \
-                               actx_load8_##dt(b + (i + 8 * k) * es));                        \
+          v[k] = actx_add_bias8(actx_load8_##dt(x + (i + 8 * k) * es),                        \
+                                actx_load8_##dt(b + (i + 8 * k) * es));                       \
         }                                                                                     \
         op##_xn(v, ACTX_AVX2_UNROLL, va);                                                     \
         ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_##dt(y + (i + 8 * k) * es, v[k]);   \
@@ -83,7 +91,7 @@ static inline void actx_store8_bf16(void *p, __m256 v) {
     }                                                                                         \
     for (; i + 8 <= n; i += 8) {                                                              \
       v[0] = actx_load8_##dt(x + i * es);                                                     \
-      if (b != NULL) v[0] = _mm256_add_ps(v[0], actx_load8_##dt(b + i * es));                 \
+      if (b != NULL) v[0] = actx_add_bias8(v[0], actx_load8_##dt(b + i * es));                \
       op##_xn(v, 1, va);                                                                      \
       actx_store8_##dt(y + i * es, v[0]);                                                     \
     }                                                                                         \
@@ -94,7 +102,7 @@ static inline void actx_store8_bf16(void *p, __m256 v) {
       v[0] = actx_load8_##dt(tx);                                                             \
       if (b != NULL) {                                                                        \
         memcpy(tb, b + i * es, rest);                                                         \
-        v[0] = _mm256_add_ps(v[0], actx_load8_##dt(tb));                                      \
+        v[0] = actx_add_bias8(v[0], actx_load8_##dt(tb));                                     \
       }                                                                                       \
       op##_xn(v, 1, va);                                                                      \
       actx_store8_##dt(ty, v[0]);                                                             \

@@ -1,0 +1,136 @@
+/* The public API's contract: every bad argument gets its actx_status (never a crash), the
+ * convenience functions equal actx_compute, and every thread count and split gives the same
+ * bits. */
+#include "test_util.h"
+
+static void check_errors(void) {
+  float x[16] = {0}, y[16], b[4] = {0};
+  actx_op_desc d = {.op = ACTX_OP_ERF, .dtype = ACTX_F32};
+  EXPECT(actx_compute(NULL, x, y, 16, NULL) == ACTX_ERROR_NULL_POINTER, "NULL desc");
+  EXPECT(actx_compute(&d, NULL, y, 16, NULL) == ACTX_ERROR_NULL_POINTER, "NULL x");
+  EXPECT(actx_compute(&d, x, NULL, 16, NULL) == ACTX_ERROR_NULL_POINTER, "NULL y");
+  EXPECT(actx_compute(&d, NULL, NULL, 0, NULL) == ACTX_OK, "n = 0 with NULL buffers");
+  EXPECT(actx_compute(&d, x, x + 1, 8, NULL) == ACTX_ERROR_OVERLAP, "partial overlap");
+  EXPECT(actx_compute(&d, x + 1, x, 8, NULL) == ACTX_ERROR_OVERLAP, "partial overlap (2)");
+  EXPECT(actx_compute(&d, x, x + 8, 8, NULL) == ACTX_OK, "adjacent buffers");
+  EXPECT(actx_compute(&d, x, x, 16, NULL) == ACTX_OK, "in place");
+  d.op = (actx_op)ACTX_OP_COUNT;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_INVALID_ARGUMENT, "bad op");
+  d.op = (actx_op)-1;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_INVALID_ARGUMENT, "negative op");
+  d.op = ACTX_OP_ERF;
+  d.dtype = (actx_dtype)ACTX_DTYPE_COUNT;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_INVALID_ARGUMENT, "bad dtype");
+  d.dtype = ACTX_F32;
+  d.bias = b;
+  d.bias_len = 4;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_INVALID_ARGUMENT, "bias on erf");
+  d.op = ACTX_OP_GELU;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_OK, "bias on gelu");
+  EXPECT(actx_compute(&d, x, y, 15, NULL) == ACTX_ERROR_INVALID_BIAS, "n not a multiple of bias length");
+  d.bias_len = 0;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_INVALID_BIAS, "bias with h = 0");
+  d.bias = NULL;
+  d.bias_len = 4;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_NULL_POINTER, "h > 0, NULL bias");
+  d.bias_len = 0;
+  d.alpha = 2.0f;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_ERROR_INVALID_ARGUMENT, "alpha on gelu");
+  d.op = ACTX_OP_QUICK_GELU;
+  EXPECT(actx_compute(&d, x, y, 16, NULL) == ACTX_OK, "alpha on quick_gelu");
+
+  EXPECT(actx_bias_gelu_f32(x, y, 16, NULL, 4) == ACTX_ERROR_NULL_POINTER, "bias_gelu NULL bias");
+  EXPECT(actx_bias_gelu_f32(x, y, 16, b, 0) == ACTX_ERROR_INVALID_BIAS, "bias_gelu h = 0");
+  EXPECT(actx_bias_gelu_f32(x, y, 16, b, 3) == ACTX_ERROR_INVALID_BIAS, "bias_gelu 16 mod 3");
+  EXPECT(actx_fast_gelu_f32(x, y, 16, NULL, 0) == ACTX_OK, "fast_gelu without bias");
+  EXPECT(actx_fast_gelu_f32(x, y, 16, b, 5) == ACTX_ERROR_INVALID_BIAS, "fast_gelu 16 mod 5");
+  EXPECT(actx_erf_f32(NULL, y, 1) == ACTX_ERROR_NULL_POINTER, "erf_f32 NULL");
+  EXPECT(actx_erf_f32(NULL, NULL, 0) == ACTX_OK, "erf_f32 empty");
+  uint16_t h[16] = {0};
+  EXPECT(actx_tanh_f16(h, h, 16) == ACTX_OK && actx_sigmoid_bf16(h, h, 16) == ACTX_OK, "half");
+
+  EXPECT(actx_set_isa((actx_isa)ACTX_ISA_COUNT) == ACTX_ERROR_INVALID_ARGUMENT, "bad isa");
+  for (int st = 0; st <= ACTX_ERROR_OUT_OF_MEMORY; st++)
+    EXPECT(actx_status_string((actx_status)st)[0] != '\0', "status string %d", st);
+  EXPECT(strcmp(actx_status_string((actx_status)99), "unknown actx_status") == 0, "unknown status");
+  EXPECT(strcmp(actx_op_name(ACTX_OP_QUICK_GELU), "quick_gelu") == 0, "op name");
+  EXPECT(strcmp(actx_dtype_name(ACTX_BF16), "bf16") == 0, "dtype name");
+  EXPECT(actx_dtype_size(ACTX_F16) == 2 && actx_dtype_size((actx_dtype)7) == 0, "dtype size");
+  EXPECT(strcmp(actx_version_string(), "0.1.0") == 0, "version");
+}
+
+/* A caller's parallel-for that runs the tasks backwards, to show order does not matter. */
+static size_t tasks_seen;
+static void reverse_parallel_for(void *runner, actx_task_fn task, void *ctx, size_t num_tasks) {
+  (void)runner;
+  tasks_seen = num_tasks;
+  for (size_t i = num_tasks; i-- > 0;) task(ctx, i);
+}
+
+static void check_threads(void) {
+  const size_t n = 1369 * 768; /* the last task is shorter than the others */
+  float *x = malloc(n * 4), *ref = malloc(n * 4), *y = malloc(n * 4), *bias = malloc(768 * 4);
+  uint64_t s = 1;
+  for (size_t i = 0; i < n; i++) x[i] = rng_uniform(&s, -8, 8);
+  for (size_t i = 0; i < 768; i++) bias[i] = rng_uniform(&s, -1, 1);
+  const actx_op_desc d = {.op = ACTX_OP_GELU, .dtype = ACTX_F32, .bias = bias, .bias_len = 768};
+  EXPECT(actx_compute(&d, x, ref, n, NULL) == ACTX_OK, "single");
+  for (size_t tasks = 2; tasks <= 7; tasks++) {
+    const actx_parallel par = {reverse_parallel_for, NULL, tasks};
+    memset(y, 0, n * 4);
+    EXPECT(actx_compute(&d, x, y, n, &par) == ACTX_OK, "split");
+    EXPECT(tasks_seen == tasks, "asked for %zu tasks, got %zu", tasks, tasks_seen);
+    EXPECT(memcmp(y, ref, n * 4) == 0, "%zu tasks change the bits", tasks);
+  }
+  /* below the threshold nothing is split */
+  tasks_seen = 0;
+  const actx_parallel par = {reverse_parallel_for, NULL, 8};
+  EXPECT(actx_compute(&d, x, y, actx_min_elements_per_task(ACTX_F32) / 768 * 768, &par) == ACTX_OK,
+         "small");
+  EXPECT(tasks_seen == 0, "a tensor below the threshold was split into %zu tasks", tasks_seen);
+  /* the built-in pool */
+  for (size_t t = 1; t <= 4; t++) {
+    EXPECT(actx_set_num_threads(t) == ACTX_OK, "set threads %zu", t);
+    EXPECT(actx_get_num_threads() == t, "get threads");
+    memset(y, 0, n * 4);
+    EXPECT(actx_bias_gelu_f32(x, y, n, bias, 768) == ACTX_OK, "pool");
+    EXPECT(memcmp(y, ref, n * 4) == 0, "%zu pool threads change the bits", t);
+  }
+  actx_set_num_threads(1);
+  free(x), free(ref), free(y), free(bias);
+}
+
+static void check_convenience(void) {
+  float x[300], a[300], b[300], bias[3] = {0.5f, -1, 2};
+  uint64_t s = 2;
+  for (int i = 0; i < 300; i++) x[i] = rng_uniform(&s, -5, 5);
+#define SAME(call, op_, bptr, blen, alph)                                                 \
+  do {                                                                                   \
+    const actx_op_desc d = {.op = op_, .dtype = ACTX_F32, .bias = bptr, .bias_len = blen, \
+                            .alpha = alph};                                             \
+    EXPECT(call == ACTX_OK && actx_compute(&d, x, b, 300, NULL) == ACTX_OK, #call);      \
+    EXPECT(memcmp(a, b, sizeof a) == 0, #call " differs from actx_compute");            \
+  } while (0)
+  SAME(actx_erf_f32(x, a, 300), ACTX_OP_ERF, NULL, 0, 0);
+  SAME(actx_gelu_f32(x, a, 300), ACTX_OP_GELU, NULL, 0, 0);
+  SAME(actx_gelu_tanh_f32(x, a, 300), ACTX_OP_GELU_TANH, NULL, 0, 0);
+  SAME(actx_bias_gelu_f32(x, a, 300, bias, 3), ACTX_OP_GELU, bias, 3, 0);
+  SAME(actx_fast_gelu_f32(x, a, 300, bias, 3), ACTX_OP_GELU_TANH, bias, 3, 0);
+  SAME(actx_fast_gelu_f32(x, a, 300, NULL, 0), ACTX_OP_GELU_TANH, NULL, 0, 0);
+  SAME(actx_quick_gelu_f32(x, a, 300, 1.702f), ACTX_OP_QUICK_GELU, NULL, 0, 1.702f);
+  SAME(actx_tanh_f32(x, a, 300), ACTX_OP_TANH, NULL, 0, 0);
+  SAME(actx_sigmoid_f32(x, a, 300), ACTX_OP_SIGMOID, NULL, 0, 0);
+  /* bias_gelu(x, b) == gelu(x + b) computed by hand */
+  float xb[300];
+  for (int i = 0; i < 300; i++) xb[i] = x[i] + bias[i % 3];
+  actx_bias_gelu_f32(x, a, 300, bias, 3);
+  actx_gelu_f32(xb, b, 300);
+  EXPECT(memcmp(a, b, sizeof a) == 0, "bias_gelu(x, b) != gelu(x + b)");
+}
+
+int main(void) {
+  check_errors();
+  check_convenience();
+  check_threads();
+  return test_finish("test_api");
+}

@@ -1,0 +1,116 @@
+/* float16 and bfloat16: for every op and all 65,536 inputs, both paths give identical bits,
+ * equal to round(float32 kernel(widen(x))) computed here with this file's own conversions
+ * (independent of src/half.h). Bias variants with h = 1, 7, 768, 3072. And the library's
+ * float32 -> float16 rounding equals F16C's on every float32 value (shard of them in CI). */
+#include "cases.h"
+#include "test_util.h"
+
+/* independent conversions: float16 by exponent arithmetic on doubles, bfloat16 by rounding
+ * with integer halves */
+static float widen_f16(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (e == 31) {
+    if (m == 0) return sign * INFINITY;
+    return float_of((uint32_t)(h & 0x8000) << 16 | 0x7FC00000u | (uint32_t)m << 13);
+  }
+  return sign * (float)ldexp(e ? 1024 + m : m, (e ? e : 1) - 25);
+}
+
+static uint16_t narrow_f16(float f) {
+  const uint32_t u = bits_of(f);
+  const uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  if (isnan(f)) return (uint16_t)(sign | 0x7E00 | ((u >> 13) & 0x3FF));
+  const double a = fabs((double)f);
+  if (a >= 65520.0) return (uint16_t)(sign | 0x7C00);
+  /* scale to half units of the right binade, round half to even with rint */
+  int e;
+  frexp(a, &e);            /* a = m * 2^e, m in [0.5, 1) */
+  if (e < -13) e = -13;    /* subnormal range: unit 2^-24 */
+  const double unit = ldexp(1.0, e - 11);
+  const double q = rint(a / unit); /* exact: a / unit has at most 24 significant bits */
+  const double r = q * unit;
+  if (r == 0) return sign;
+  int re;
+  frexp(r, &re);
+  if (re < -13) return (uint16_t)(sign | (uint16_t)(r / ldexp(1.0, -24)));
+  return (uint16_t)(sign | ((re + 14) << 10) | ((uint16_t)(r / ldexp(1.0, re - 11)) & 0x3FF));
+}
+
+static float widen_bf16(uint16_t h) { return float_of((uint32_t)h << 16); }
+
+static uint16_t narrow_bf16(float f) {
+  const uint32_t u = bits_of(f);
+  if (isnan(f)) return (uint16_t)((u >> 16) | 0x0040);
+  const uint32_t hi = u >> 16, lo = u & 0xFFFF;
+  return (uint16_t)(lo > 0x8000 || (lo == 0x8000 && (hi & 1)) ? hi + 1 : hi);
+}
+
+typedef struct half_type {
+  actx_dtype dtype;
+  float (*widen)(uint16_t);
+  uint16_t (*narrow)(float);
+} half_type;
+static const half_type types[] = {{ACTX_F16, widen_f16, narrow_f16}, {ACTX_BF16, widen_bf16, narrow_bf16}};
+
+#define N 65536
+static const size_t bias_lens[] = {1, 7, 768, 3072};
+
+static void check_type(const half_type *t) {
+  static uint16_t x[N * 3], ya[N * 3], yp[N * 3], bias[3072];
+  static float xf[N * 3], yf[N * 3];
+  uint64_t s = 17;
+  for (size_t bl = 0; bl <= 4; bl++) {
+    /* bl == 0: every value once, no bias; then a bias of each length over a random tensor
+     * whose length is a multiple of it */
+    const size_t h = bl ? bias_lens[bl - 1] : 0;
+    const size_t n = h ? (N * 3) / h * h : N;
+    for (size_t i = 0; i < n; i++) x[i] = bl ? (uint16_t)rng_next(&s) : (uint16_t)i;
+    for (size_t i = 0; i < h; i++) bias[i] = (uint16_t)rng_next(&s);
+    for (size_t c = 0; c < TEST_CASE_COUNT; c++) {
+      const test_case *tc = &test_cases[c];
+      if ((h != 0) != (tc->bias_len != 0)) continue;
+      actx_op_desc d = case_desc(tc, t->dtype, bias);
+      if (h) d.bias_len = h;
+      actx_set_isa(ACTX_ISA_AVX2);
+      EXPECT(actx_compute(&d, x, ya, n, NULL) == ACTX_OK, "avx2");
+      actx_set_isa(ACTX_ISA_PORTABLE);
+      EXPECT(actx_compute(&d, x, yp, n, NULL) == ACTX_OK, "portable");
+      /* reference: widen here, float32 kernel (x + b added in float32 first), round here */
+      /* x + b; a NaN x wins over a NaN b (actx's documented rule); no bias: no addition (+0
+       * would turn -0 into +0) */
+      for (size_t i = 0; i < n; i++) {
+        const float wx = t->widen(x[i]);
+        xf[i] = !h ? wx : isnan(wx) ? float_of(bits_of(wx) | 0x00400000u) : wx + t->widen(bias[i % h]);
+      }
+      actx_op_desc df = {.op = tc->op, .dtype = ACTX_F32, .alpha = tc->alpha};
+      EXPECT(actx_compute(&df, xf, yf, n, NULL) == ACTX_OK, "f32");
+      size_t bad_paths = 0, bad_ref = 0, first = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (ya[i] != yp[i]) bad_paths++;
+        if (ya[i] != t->narrow(yf[i]) && bad_ref++ == 0) first = i;
+      }
+      EXPECT(bad_paths == 0, "%s %s h=%zu: %zu of %zu differ between paths", tc->name,
+             actx_dtype_name(t->dtype), h, bad_paths, n);
+      EXPECT(bad_ref == 0, "%s %s h=%zu: %zu of %zu differ from round(f32(widen)); first x=%04x "
+             "got %04x want %04x", tc->name, actx_dtype_name(t->dtype), h, bad_ref, n, x[first],
+             ya[first], t->narrow(yf[first]));
+    }
+  }
+}
+
+int main(void) {
+  if (!actx_isa_supported(ACTX_ISA_AVX2)) {
+    fprintf(stderr, "test_half: no AVX2+FMA+F16C on this CPU\n");
+    return 1;
+  }
+  /* the test's own conversions agree with each other on round trips */
+  for (uint32_t h = 0; h < N; h++) {
+    const float w = widen_f16((uint16_t)h);
+    if (!isnan(w)) EXPECT(narrow_f16(w) == h, "f16 round trip %04x", h);
+    const float wb = widen_bf16((uint16_t)h);
+    if (!isnan(wb)) EXPECT(narrow_bf16(wb) == h, "bf16 round trip %04x", h);
+  }
+  for (size_t t = 0; t < 2; t++) check_type(&types[t]);
+  return test_finish("test_half");
+}
