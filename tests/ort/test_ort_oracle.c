@@ -499,6 +499,13 @@ static int check_op_f32(const op_case *op, const inputs *sets, int threads, tall
     for (size_t i = 0; i < width; i++)
       bias[i] = uniform(-1, 1);
     rc |= check_run(op, s, false, threads, "bias random", sets, x, padded, bias, width, ort, ax, t);
+    /* NaN + NaN: which payload survives (x's, in ORT and in actx) */
+    for (size_t i = 0; i < width; i++) {
+      bias[i] = f32_from_bits(0xffc00000u | (uint32_t)(i * 2654435761u >> 11));
+      x[i] = i % 3 ? f32_from_bits(0x7fc00000u | (uint32_t)i) : uniform(-6, 6);
+    }
+    rc |= check_run(op, s, false, threads, "NaN x + NaN bias", NULL, x, width, bias, width, ort, ax, t);
+    memcpy(x, sets->values, width * sizeof *x);
   } else {
     rc |= check_run(op, s, false, threads, "all sets", sets, x, n, NULL, 0, ort, ax, t);
   }
