@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build test bench exhaustive clean
+.PHONY: all deps build test bench bench-kernels exhaustive clean
 
 all: build
 
@@ -23,8 +23,16 @@ test: build
 exhaustive: build
 	cd $(BUILD) && ctest --output-on-failure -L exhaustive
 
+# ORT alone vs ORT + actx, session by session, with the ORT-vs-ORT null control that shows the
+# machine's noise: the table, then results/ab.{txt,csv,png}.
+# BENCH_ARGS passes options, e.g. make bench BENCH_ARGS=--quick (see actx ab --help).
+BENCH_ARGS ?=
 bench: build
-	$(BUILD)/bin/actx bench kernels
+	$(BUILD)/bin/actx ab --null $(BENCH_ARGS)
+
+# libactx's kernels in ns/element beside memcpy, SLEEF, libm and ORT: results/kernels.{txt,csv}.
+bench-kernels: build
+	$(BUILD)/bin/actx bench kernels $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)

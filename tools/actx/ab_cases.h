@@ -1,0 +1,68 @@
+/* ab_cases.h — the models `actx ab` measures: a table of builders.
+ *
+ * Each case builds, for one dtype and element count, a serialized model plus its inputs. The
+ * single-node activation cases share one builder parameterised by the row; a case made of
+ * several nodes (an exported GELU subgraph, a transformer MLP block) adds a row with its own
+ * builder function. Names are what the table prints and what `--ops` selects. */
+#ifndef ACTX_TOOLS_AB_CASES_H
+#define ACTX_TOOLS_AB_CASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actx.h"
+#include "host.h"
+
+/* Most graph inputs a case may have. */
+#define ACTX_AB_MAX_INPUTS 8
+/* Innermost dimension of every single-node case's tensor, and its bias length: tensors are
+ * [N / ACTX_AB_ROW, ACTX_AB_ROW] (or [1, N] when N is not a multiple). */
+#define ACTX_AB_ROW 512
+/* Activation inputs are drawn uniformly from this range: both tails of every op's curve. */
+#define ACTX_AB_INPUT_LO (-6.0)
+#define ACTX_AB_INPUT_HI 6.0
+
+/* A built case: model bytes, inputs (data owned here), and what libactx computes for it (a
+ * check of the actx arm when ORT alone cannot run the model, as for bfloat16). */
+typedef struct actx_ab_model {
+  uint8_t *bytes;
+  size_t size;
+  size_t n_inputs;
+  actx_ort_tensor inputs[ACTX_AB_MAX_INPUTS];
+  size_t elements; /* of the first input: the N the tables show */
+  bool has_reference;
+  actx_op_desc reference; /* bias, when set, points at reference_bias */
+  void *reference_bias;
+} actx_ab_model;
+
+void actx_ab_model_free(actx_ab_model *m);
+
+typedef struct actx_ab_case actx_ab_case;
+
+/* Builds c for dtype with n elements, inputs drawn from a generator seeded with seed. 0, or -1
+ * with a message in err. */
+typedef int (*actx_ab_build_fn)(const actx_ab_case *c, actx_dtype dtype, size_t n,
+                                uint64_t seed, actx_ab_model *out, char *err, size_t err_size);
+
+struct actx_ab_case {
+  const char *name;
+  actx_ab_build_fn build;
+  /* The single-node builder's parameters. */
+  const char *op_type;
+  const char *domain;      /* "" is ai.onnx */
+  const char *approximate; /* ai.onnx Gelu's attribute; NULL: not set */
+  bool has_bias;           /* a bias initializer of length ACTX_AB_ROW */
+  bool has_alpha;
+  float alpha;
+  actx_op op; /* what libactx computes for it */
+};
+
+/* The case table, in the order the tables print. */
+const actx_ab_case *actx_ab_cases(size_t *n);
+
+/* Runs libactx on the model's first input as m->reference says, into y (m->elements elements
+ * of the case's dtype). 0, or -1 with a message. */
+int actx_ab_reference(const actx_ab_model *m, void *y, char *err, size_t err_size);
+
+#endif /* ACTX_TOOLS_AB_CASES_H */
