@@ -689,18 +689,23 @@ static int tensor_from_proto(const Onnx__TensorProto *proto, actx_tensor *out, c
   out->bytes = count * elem_size;
   if (count == 0)
     return 0;
+  /* The data must be there before we allocate for it: dims can claim terabytes. */
+  const size_t typed = proto->n_float_data + proto->n_int32_data + proto->n_int64_data +
+                       proto->n_double_data + proto->n_uint64_data;
+  if (proto->has_raw_data ? proto->raw_data.len != out->bytes : typed < count) {
+    format_error(err, err_size, "tensor '%s' declares %zu elements of %s but holds %zu %s", name,
+                 count, actx_elem_name(elem_type),
+                 proto->has_raw_data ? proto->raw_data.len : typed,
+                 proto->has_raw_data ? "bytes of raw_data" : "typed values");
+    memset(out, 0, sizeof *out);
+    return -1;
+  }
   out->data = malloc(out->bytes);
   if (out->data == NULL) {
     format_error(err, err_size, "out of memory for tensor '%s' (%zu bytes)", name, out->bytes);
     return -1;
   }
   if (proto->has_raw_data) {
-    if (proto->raw_data.len != out->bytes) {
-      format_error(err, err_size, "tensor '%s' has %zu bytes of raw_data for %zu elements of %s",
-                   name, proto->raw_data.len, count, actx_elem_name(elem_type));
-      actx_tensor_free(out);
-      return -1;
-    }
     memcpy(out->data, proto->raw_data.data, out->bytes);
     return 0;
   }
