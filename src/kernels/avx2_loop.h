@@ -48,6 +48,13 @@ static inline __m256 actx_add_bias8(__m256 x, __m256 b) {
   return _mm256_blendv_ps(_mm256_add_ps(x, b), quiet_x, x_nan);
 }
 
+/* x * m with the same rule: a NaN x wins over a NaN m (made quiet). */
+static inline __m256 actx_mul_first_nan8(__m256 x, __m256 m) {
+  const __m256 x_nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  const __m256 quiet_x = _mm256_or_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
+  return _mm256_blendv_ps(_mm256_mul_ps(x, m), quiet_x, x_nan);
+}
+
 #define ACTX_SIZEOF_f32 4
 #define ACTX_SIZEOF_f16 2
 #define ACTX_SIZEOF_bf16 2

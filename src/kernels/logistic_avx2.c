@@ -50,7 +50,8 @@ static inline __attribute__((always_inline)) void quick_gelu_xn(__m256 *v, int c
   const int alpha_is_one =
       _mm256_movemask_ps(_mm256_cmp_ps(alpha, SET1(1.0f), _CMP_EQ_OQ)) == 0xFF;
   __m256 u[U];
-  ACTX_FOR_VECTORS(k, count) u[k] = alpha_is_one ? v[k] : _mm256_mul_ps(v[k], alpha);
+  /* a NaN x and a NaN alpha give x's NaN, as ORT (vmulps's operands may be swapped) */
+  ACTX_FOR_VECTORS(k, count) u[k] = alpha_is_one ? v[k] : actx_mul_first_nan8(v[k], alpha);
   logistic_xn_inplace(u, count);
   ACTX_FOR_VECTORS(k, count) v[k] = _mm256_mul_ps(v[k], u[k]);
 }

@@ -31,7 +31,7 @@ static inline float sigmoid_scalar(float v, float alpha) {
 /* ORT's QuickGelu: v * logistic(v * alpha); alpha == 1 is MlasComputeSilu, which skips the
  * multiply (it would quiet a signalling NaN) */
 static inline float quick_gelu_scalar(float v, float alpha) {
-  const float u = alpha == 1.0f ? v : v * alpha;
+  const float u = alpha == 1.0f ? v : actx_mul_ps(v, alpha); /* NaN x and alpha: x's, as ORT */
   return v * actx_logistic_scalar(u);
 }
 
