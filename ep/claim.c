@@ -1,0 +1,297 @@
+/* Which single nodes the EP can run: the ORT operator (domain, type, since-version), the element
+ * type, the attributes, and for the bias ops the shapes. Everything else is declined and stays
+ * with ORT's CPU EP, which then also reports any error the node has (a bias of the wrong
+ * length, an unknown `approximate`, ...) exactly as it would without us. */
+#include <stdio.h>
+#include <string.h>
+
+#include "actx_ep.h"
+
+typedef struct op_rule {
+  const char *domain; /* "" is ai.onnx (ORT reports it as "") */
+  const char *op_type;
+  int since[2]; /* the since-versions we serve; 0 = none */
+  actx_ep_kind kind;
+} op_rule;
+
+/* The schemas whose semantics actx reproduces. Older ones (Tanh-1, Sigmoid-1 with
+ * consumed_inputs) and newer ones we have not checked are declined. */
+static const op_rule op_rules[] = {
+    {"", "Erf", {9, 13}, ACTX_EP_ERF},
+    {"", "Gelu", {20, 0}, ACTX_EP_GELU}, /* or ACTX_EP_GELU_TANH, by attribute */
+    {"", "Tanh", {6, 13}, ACTX_EP_TANH},
+    {"", "Sigmoid", {6, 13}, ACTX_EP_SIGMOID},
+    {"com.microsoft", "Gelu", {1, 0}, ACTX_EP_MS_GELU},
+    {"com.microsoft", "BiasGelu", {1, 0}, ACTX_EP_BIAS_GELU},
+    {"com.microsoft", "FastGelu", {1, 0}, ACTX_EP_FAST_GELU}, /* or _BIAS, by inputs */
+    {"com.microsoft", "QuickGelu", {1, 0}, ACTX_EP_QUICK_GELU},
+};
+#define N_OP_RULES (sizeof op_rules / sizeof op_rules[0])
+
+const char *actx_ep_kind_name(actx_ep_kind kind) {
+  static const char *const names[ACTX_EP_KIND_COUNT] = {
+      "Erf",
+      "Gelu",
+      "Gelu(tanh)",
+      "com.microsoft.Gelu",
+      "com.microsoft.BiasGelu",
+      "com.microsoft.FastGelu",
+      "com.microsoft.FastGelu(bias)",
+      "com.microsoft.QuickGelu",
+      "Tanh",
+      "Sigmoid",
+  };
+  return (unsigned)kind < ACTX_EP_KIND_COUNT ? names[kind] : "unknown";
+}
+
+static const actx_op kind_ops[ACTX_EP_KIND_COUNT] = {
+    [ACTX_EP_ERF] = ACTX_OP_ERF,
+    [ACTX_EP_GELU] = ACTX_OP_GELU,
+    [ACTX_EP_GELU_TANH] = ACTX_OP_GELU_TANH,
+    [ACTX_EP_MS_GELU] = ACTX_OP_GELU,
+    [ACTX_EP_BIAS_GELU] = ACTX_OP_GELU,
+    [ACTX_EP_FAST_GELU] = ACTX_OP_GELU_TANH,
+    [ACTX_EP_FAST_GELU_BIAS] = ACTX_OP_GELU_TANH,
+    [ACTX_EP_QUICK_GELU] = ACTX_OP_QUICK_GELU,
+    [ACTX_EP_TANH] = ACTX_OP_TANH,
+    [ACTX_EP_SIGMOID] = ACTX_OP_SIGMOID,
+};
+
+OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
+                              actx_ep_tensor_meta *m) {
+  memset(m, 0, sizeof *m);
+  if (value == NULL) return NULL;
+  const OrtTypeInfo *type = NULL;
+  OrtStatus *st = api->GetValueInfoTypeInfo(value, &type);
+  if (st != NULL || type == NULL) return st;
+  ONNXType onnx_type = ONNX_TYPE_UNKNOWN;
+  if ((st = api->GetOnnxTypeFromTypeInfo(type, &onnx_type)) != NULL) return st;
+  if (onnx_type != ONNX_TYPE_TENSOR) return NULL;
+  const OrtTensorTypeAndShapeInfo *info = NULL;
+  if ((st = api->CastTypeInfoToTensorInfo(type, &info)) != NULL || info == NULL) return st;
+  if ((st = api->GetTensorElementType(info, &m->elem_type)) != NULL) return st;
+  m->is_tensor = true;
+  if (!api->TensorTypeAndShape_HasShape(info)) return NULL;
+  size_t rank = 0;
+  if ((st = api->GetDimensionsCount(info, &rank)) != NULL) return st;
+  if (rank > ACTX_EP_MAX_RANK) return NULL; /* treated as an unknown shape */
+  if ((st = api->GetDimensions(info, m->dims, rank)) != NULL) return st;
+  if ((st = api->GetSymbolicDimensions(info, m->dim_params, rank)) != NULL) return st;
+  for (size_t i = 0; i < rank; i++)
+    if (m->dim_params[i] == NULL) m->dim_params[i] = "";
+  m->rank = rank;
+  m->has_shape = true;
+  return NULL;
+}
+
+bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_tensor_meta *b,
+                      size_t ib) {
+  const int64_t da = a->dims[ia], db = b->dims[ib];
+  if (da >= 0 || db >= 0) return da == db;
+  return a->dim_params[ia][0] != '\0' && strcmp(a->dim_params[ia], b->dim_params[ib]) == 0;
+}
+
+/* Elements of a fully known shape, else -1; *min_elements: the product of the known
+ * dimensions (a symbolic one is at least 1), 0 without a shape. */
+static int64_t meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements) {
+  *min_elements = 0;
+  if (!m->has_shape) return -1;
+  int64_t n = 1;
+  bool known = true;
+  for (size_t i = 0; i < m->rank; i++) {
+    if (m->dims[i] < 0) {
+      known = false;
+      continue;
+    }
+    if (m->dims[i] != 0 && n > INT64_MAX / m->dims[i]) return -1;
+    n *= m->dims[i];
+  }
+  *min_elements = n;
+  return known ? n : -1;
+}
+
+static bool elem_to_dtype(ONNXTensorElementDataType t, actx_dtype *out) {
+  switch (t) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: *out = ACTX_F32; return true;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: *out = ACTX_F16; return true;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: *out = ACTX_BF16; return true;
+    default: return false;
+  }
+}
+
+/* Looks up an attribute; *attr is NULL when the node does not set it. */
+static OrtStatus *find_attr(const OrtApi *api, const OrtNode *node, const char *name,
+                            const OrtOpAttr **attr) {
+  *attr = NULL;
+  OrtStatus *st = api->Node_GetAttributeByName(node, name, attr);
+  if (st != NULL && api->GetErrorCode(st) == ORT_NOT_FOUND) {
+    api->ReleaseStatus(st);
+    *attr = NULL;
+    return NULL;
+  }
+  return st;
+}
+
+/* Reads a string attribute into buf (NUL-terminated). *ok is false if it is not a string or
+ * does not fit. */
+static OrtStatus *read_string_attr(const OrtApi *api, const OrtOpAttr *attr, char *buf, size_t size,
+                                   bool *ok) {
+  *ok = false;
+  OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
+  OrtStatus *st = api->OpAttr_GetType(attr, &type);
+  if (st != NULL || type != ORT_OP_ATTR_STRING) return st;
+  size_t len = 0;
+  st = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, buf, size - 1, &len);
+  if (st != NULL) { /* too long for buf: not a value we know */
+    api->ReleaseStatus(st);
+    return NULL;
+  }
+  if (len >= size) return NULL;
+  buf[len] = '\0';
+  *ok = true;
+  return NULL;
+}
+
+static OrtStatus *read_float_attr(const OrtApi *api, const OrtOpAttr *attr, float *value,
+                                  bool *ok) {
+  *ok = false;
+  OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
+  OrtStatus *st = api->OpAttr_GetType(attr, &type);
+  if (st != NULL || type != ORT_OP_ATTR_FLOAT) return st;
+  size_t len = 0;
+  if ((st = api->ReadOpAttr(attr, ORT_OP_ATTR_FLOAT, value, sizeof *value, &len)) != NULL)
+    return st;
+  *ok = true;
+  return NULL;
+}
+
+/* BiasGelu / FastGelu: the bias must be 1-D and as long as the input's last dimension (ORT's
+ * kernels check the same at run time; what we cannot prove here we leave to them). */
+static const char *check_bias(const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *bias) {
+  if (!bias->is_tensor || bias->elem_type != x->elem_type)
+    return "bias element type differs from the input's";
+  if (!bias->has_shape || !x->has_shape) return "bias or input shape unknown";
+  if (bias->rank != 1) return "bias is not 1-D";
+  if (x->rank < 1) return "input is a scalar";
+  /* equal sizes, or the same named symbolic dimension */
+  if (actx_ep_same_dim(bias, 0, x, x->rank - 1)) return NULL;
+  if (bias->dims[0] >= 0 && x->dims[x->rank - 1] >= 0)
+    return "bias length differs from the last dimension";
+  return "bias length not provably equal to the last dimension";
+}
+
+OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *out,
+                         const char **reason) {
+  memset(out, 0, sizeof *out);
+  *reason = NULL;
+
+  const char *domain = NULL, *op_type = NULL;
+  int since = 0;
+  OrtStatus *st = api->Node_GetDomain(node, &domain);
+  if (st == NULL) st = api->Node_GetOperatorType(node, &op_type);
+  if (st == NULL) st = api->Node_GetSinceVersion(node, &since);
+  if (st != NULL) return st;
+  if (domain == NULL) domain = "";
+  if (strcmp(domain, "ai.onnx") == 0) domain = "";
+
+  const op_rule *rule = NULL;
+  bool op_known = false;
+  for (size_t i = 0; i < N_OP_RULES; i++) {
+    if (strcmp(op_rules[i].domain, domain) != 0 || strcmp(op_rules[i].op_type, op_type) != 0)
+      continue;
+    op_known = true;
+    if (since == op_rules[i].since[0] ||
+        (op_rules[i].since[1] != 0 && since == op_rules[i].since[1]))
+      rule = &op_rules[i];
+  }
+  if (rule == NULL) {
+    *reason = op_known ? "opset version not served" : "operator not served";
+    return NULL;
+  }
+
+  size_t n_in = 0, n_out = 0;
+  if ((st = api->Node_GetNumInputs(node, &n_in)) != NULL) return st;
+  if ((st = api->Node_GetNumOutputs(node, &n_out)) != NULL) return st;
+  const bool bias_op = rule->kind == ACTX_EP_BIAS_GELU || rule->kind == ACTX_EP_FAST_GELU;
+  if (n_in < 1 || n_in > (bias_op ? 2u : 1u) || n_out != 1) {
+    *reason = "unexpected number of inputs or outputs";
+    return NULL;
+  }
+  const OrtValueInfo *inputs[2] = {NULL, NULL}, *output = NULL;
+  if ((st = api->Node_GetInputs(node, inputs, n_in)) != NULL) return st;
+  if ((st = api->Node_GetOutputs(node, &output, 1)) != NULL) return st;
+
+  actx_ep_tensor_meta x, y;
+  if ((st = actx_ep_value_meta(api, inputs[0], &x)) != NULL) return st;
+  if ((st = actx_ep_value_meta(api, output, &y)) != NULL) return st;
+  if (!x.is_tensor || !elem_to_dtype(x.elem_type, &out->dtype)) {
+    *reason = "element type not served";
+    return NULL;
+  }
+  if (!y.is_tensor || y.elem_type != x.elem_type) {
+    *reason = "output element type differs from the input's";
+    return NULL;
+  }
+
+  out->kind = rule->kind;
+  out->elem_type = x.elem_type;
+  out->elements = meta_elements(&x, &out->min_elements);
+
+  switch (rule->kind) {
+    case ACTX_EP_GELU: {
+      const OrtOpAttr *attr = NULL;
+      if ((st = find_attr(api, node, "approximate", &attr)) != NULL) return st;
+      if (attr != NULL) {
+        char value[16];
+        bool ok = false;
+        if ((st = read_string_attr(api, attr, value, sizeof value, &ok)) != NULL) return st;
+        if (ok && strcmp(value, "tanh") == 0)
+          out->kind = ACTX_EP_GELU_TANH;
+        else if (!ok || strcmp(value, "none") != 0) {
+          *reason = "unknown approximate value";
+          return NULL;
+        }
+      }
+      break;
+    }
+    case ACTX_EP_QUICK_GELU: {
+      out->alpha = ACTX_QUICK_GELU_DEFAULT_ALPHA;
+      const OrtOpAttr *attr = NULL;
+      if ((st = find_attr(api, node, "alpha", &attr)) != NULL) return st;
+      if (attr != NULL) {
+        bool ok = false;
+        if ((st = read_float_attr(api, attr, &out->alpha, &ok)) != NULL) return st;
+        if (!ok) {
+          *reason = "alpha is not a float";
+          return NULL;
+        }
+      }
+      break;
+    }
+    case ACTX_EP_BIAS_GELU:
+    case ACTX_EP_FAST_GELU: {
+      /* ORT's kernel rejects a scalar input; keep that error ORT's */
+      if (!x.has_shape || x.rank < 1) {
+        *reason = "input rank unknown or 0";
+        return NULL;
+      }
+      const bool bias_present = n_in == 2 && inputs[1] != NULL;
+      if (!bias_present) {
+        if (rule->kind == ACTX_EP_BIAS_GELU) {
+          *reason = "BiasGelu without a bias";
+          return NULL;
+        }
+        break; /* FastGelu without bias */
+      }
+      actx_ep_tensor_meta bias;
+      if ((st = actx_ep_value_meta(api, inputs[1], &bias)) != NULL) return st;
+      if ((*reason = check_bias(&x, &bias)) != NULL) return NULL;
+      out->has_bias = true;
+      if (rule->kind == ACTX_EP_FAST_GELU) out->kind = ACTX_EP_FAST_GELU_BIAS;
+      break;
+    }
+    default: break;
+  }
+  out->op = kind_ops[out->kind];
+  return NULL;
+}

@@ -1,0 +1,202 @@
+/* Running one claimed node: OrtNodeComputeInfo's CreateState / Compute / ReleaseState.
+ *
+ * Everything a Compute call needs that is not in the kernel context is fixed at Compile time
+ * and never written afterwards, so concurrent Run() calls on one session (ORT allows them and
+ * may call Compute for the same node from several threads at once) share it read-only; all
+ * per-call state lives on the stack. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actx_ep.h"
+
+/* Tensors below this many elements run on the calling thread without touching ORT's pool.
+ * actx_compute() never makes tasks under actx_min_elements_per_task() (16 Ki, libactx's
+ * measured cost of waking a thread); 64 Ki asks for at least 4 such tasks, so a split is
+ * worth a wake-up even for the cheapest op. docs/ep-policy.md, "Splitting over ORT's pool",
+ * has what the reference machine showed and how to re-measure. */
+#ifdef ACTX_EP_PARALLEL_MIN_ELEMENTS /* measurement builds sweep it */
+#define PARALLEL_MIN_ELEMENTS ACTX_EP_PARALLEL_MIN_ELEMENTS
+#else
+#define PARALLEL_MIN_ELEMENTS 65536
+#endif
+
+/* One claimed node, as Compile saw it. */
+typedef struct actx_ep_kernel {
+  OrtNodeComputeInfo info; /* first: ORT hands &info back */
+  const OrtApi *api;
+  actx_ep_node node;
+  size_t x_input;    /* index among the fused node's inputs */
+  size_t bias_input; /* valid when node.has_bias */
+  char name[128];    /* the node's name, for error messages */
+} actx_ep_kernel;
+
+/* ORT's pool as an actx_parallel: forwards to KernelContext_ParallelFor. */
+typedef struct ort_runner {
+  const OrtApi *api;
+  const OrtKernelContext *context;
+} ort_runner;
+
+static void ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ctx,
+                             size_t num_tasks) {
+  const ort_runner *r = runner_ctx;
+  /* num_batch 0: one work item per task, handed out dynamically to the pool's threads */
+  OrtStatus *st = r->api->KernelContext_ParallelFor(r->context, task, num_tasks, 0, task_ctx);
+  if (st != NULL) {
+    /* The pool refused (it only does so for a missing context); the tasks still have to run,
+     * and any split gives the same bits, so run them here. */
+    r->api->ReleaseStatus(st);
+    for (size_t i = 0; i < num_tasks; i++) task(task_ctx, i);
+  }
+}
+
+static OrtStatus *create_state(OrtNodeComputeInfo *self, OrtNodeComputeContext *context,
+                               void **state) {
+  (void)context;
+  *state = self; /* nothing per session beyond the kernel itself */
+  return NULL;
+}
+
+static void release_state(OrtNodeComputeInfo *self, void *state) {
+  (void)self;
+  (void)state;
+}
+
+static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContext *context) {
+  (void)state;
+  const actx_ep_kernel *k = (const actx_ep_kernel *)self;
+  const OrtApi *api = k->api;
+
+  const OrtValue *x = NULL;
+  OrtStatus *st = api->KernelContext_GetInput(context, k->x_input, &x);
+  if (st != NULL) return st;
+  if (x == NULL) return actx_ep_error(api, ORT_EP_FAIL, "node '%s': input 0 is missing", k->name);
+  ONNXTensorElementDataType type;
+  const int64_t *dims = NULL;
+  size_t rank = 0;
+  if ((st = api->GetTensorElementTypeAndShapeDataReference(x, &type, &dims, &rank)) != NULL)
+    return st;
+  if (type != k->node.elem_type)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': input element type %d, compiled for %d",
+                         k->name, (int)type, (int)k->node.elem_type);
+  size_t n = 1;
+  for (size_t i = 0; i < rank; i++) {
+    if (dims[i] < 0 || (dims[i] != 0 && n > SIZE_MAX / (size_t)dims[i]))
+      return actx_ep_error(api, ORT_EP_FAIL, "node '%s': invalid input shape", k->name);
+    n *= (size_t)dims[i];
+  }
+
+  OrtValue *y = NULL;
+  if ((st = api->KernelContext_GetOutput(context, 0, dims, rank, &y)) != NULL) return st;
+  if (n == 0) return NULL;
+  const void *x_data = NULL;
+  void *y_data = NULL;
+  if ((st = api->GetTensorData(x, &x_data)) != NULL) return st;
+  if ((st = api->GetTensorMutableData(y, &y_data)) != NULL) return st;
+
+  actx_op_desc desc = {.op = k->node.op, .dtype = k->node.dtype, .alpha = k->node.alpha};
+  if (k->node.has_bias) {
+    /* The shapes were checked at claim time where known; a symbolic one is checked here, with
+     * ORT's own rule (1-D, the input's last dimension). */
+    const OrtValue *bias = NULL;
+    if ((st = api->KernelContext_GetInput(context, k->bias_input, &bias)) != NULL) return st;
+    ONNXTensorElementDataType btype;
+    const int64_t *bdims = NULL;
+    size_t brank = 0;
+    if (bias == NULL ||
+        (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
+      return st != NULL ? st
+                        : actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias is missing", k->name);
+    if (btype != type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
+      return actx_ep_error(api, ORT_INVALID_ARGUMENT,
+                           "node '%s': bias must be 1-D with the input's last dimension", k->name);
+    if ((st = api->GetTensorData(bias, &desc.bias)) != NULL) return st;
+    desc.bias_len = (size_t)bdims[0];
+  }
+
+  const ort_runner runner = {api, context};
+  const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};
+  const actx_status status =
+      actx_compute(&desc, x_data, y_data, n, n >= PARALLEL_MIN_ELEMENTS ? &par : NULL);
+  if (status != ACTX_OK)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_compute: %s", k->name,
+                         actx_status_string(status));
+  return NULL;
+}
+
+/* Where a value named `name` sits among the fused node's inputs. */
+static OrtStatus *find_input(const OrtApi *api, const OrtValueInfo *const *inputs, size_t n,
+                             const char *name, size_t *index, bool *found) {
+  *found = false;
+  for (size_t i = 0; i < n; i++) {
+    const char *in_name = NULL;
+    OrtStatus *st = inputs[i] != NULL ? api->GetValueInfoName(inputs[i], &in_name) : NULL;
+    if (st != NULL) return st;
+    if (in_name != NULL && strcmp(in_name, name) == 0) {
+      *index = i;
+      *found = true;
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+/* Most inputs a claimed node has (x and a bias). */
+#define MAX_NODE_INPUTS 2
+
+OrtStatus *actx_ep_kernel_create(const OrtApi *api, const OrtNode *node, const OrtNode *fused_node,
+                                 OrtNodeComputeInfo **out) {
+  *out = NULL;
+  actx_ep_node info;
+  const char *reason = NULL;
+  OrtStatus *st = actx_ep_claim(api, node, &info, &reason);
+  if (st != NULL) return st;
+  const char *name = NULL;
+  if ((st = api->Node_GetName(node, &name)) != NULL) return st;
+  if (name == NULL) name = "";
+  if (reason != NULL)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s' cannot be compiled: %s", name, reason);
+
+  /* The fused node's inputs are the node's inputs (ORT may drop a repeated one), so map them
+   * by name rather than by position. */
+  size_t n_node_in = 0, n_fused_in = 0;
+  if ((st = api->Node_GetNumInputs(node, &n_node_in)) != NULL) return st;
+  if ((st = api->Node_GetNumInputs(fused_node, &n_fused_in)) != NULL) return st;
+  if (n_node_in > MAX_NODE_INPUTS || n_fused_in > MAX_NODE_INPUTS || n_fused_in == 0)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unexpected input count", name);
+  const OrtValueInfo *node_in[MAX_NODE_INPUTS] = {NULL, NULL};
+  const OrtValueInfo *fused_in[MAX_NODE_INPUTS] = {NULL, NULL};
+  if ((st = api->Node_GetInputs(node, node_in, n_node_in)) != NULL) return st;
+  if ((st = api->Node_GetInputs(fused_node, fused_in, n_fused_in)) != NULL) return st;
+
+  actx_ep_kernel *k = calloc(1, sizeof *k);
+  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory compiling node '%s'", name);
+  k->info.ort_version_supported = ORT_API_VERSION;
+  k->info.CreateState = create_state;
+  k->info.Compute = compute;
+  k->info.ReleaseState = release_state;
+  k->api = api;
+  k->node = info;
+  snprintf(k->name, sizeof k->name, "%s", name);
+
+  const size_t wanted = info.has_bias ? 2 : 1;
+  size_t *slots[2] = {&k->x_input, &k->bias_input};
+  for (size_t i = 0; i < wanted; i++) {
+    const char *in_name = NULL;
+    bool found = false;
+    if (node_in[i] != NULL) st = api->GetValueInfoName(node_in[i], &in_name);
+    if (st == NULL && in_name != NULL)
+      st = find_input(api, fused_in, n_fused_in, in_name, slots[i], &found);
+    if (st == NULL && !found)
+      st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': input %zu not among the fused node's", name,
+                         i);
+    if (st != NULL) {
+      free(k);
+      return st;
+    }
+  }
+  *out = &k->info;
+  return NULL;
+}
+
+void actx_ep_kernel_release(OrtNodeComputeInfo *info) { free(info); }

@@ -1,0 +1,84 @@
+/* The `auto` assignment policy: which (operator, dtype, size) the EP claims because ORT + actx
+ * was measured faster than ORT alone there. docs/ep-policy.md has the measurements behind every
+ * row; change both together.
+ *
+ * The rule: a row claims when the per-node A/B ratio (tests/ep/bench_ep_ab --baseline none:
+ * the session with the EP appended either way, the node in ORT's kernel vs in ours; median of 5
+ * runs of 41 interleaved batch pairs) was >= 1.05 at every measured size of the row, at both 1
+ * and 2 intra-op threads. A plugin EP cannot read the session's intra-op thread count (no
+ * OrtApi getter in 1.30, and GetCapability runs before any kernel context exists), so a row
+ * must hold at every thread count measured. Boundaries sit at the first measured size that
+ * passes (or fails) the rule.
+ *
+ * float16: ORT's CPU EP runs these nodes through Cast nodes or its own f16 conversions, and we
+ * measured ours 1.2x-7x faster at every size, so every row claims. bfloat16: ORT's CPU EP has
+ * no kernel for any of them; not claiming would make session creation fail, so every row
+ * claims. */
+#include "actx_ep.h"
+
+#define F32 (1u << ACTX_F32)
+#define HALF ((1u << ACTX_F16) | (1u << ACTX_BF16))
+#define NO_LIMIT INT64_MAX
+
+/* Rows of one (kind, dtype) never overlap; sizes no row covers are declined. */
+static const actx_ep_policy_row table[] = {
+    /* float32. Erf: the same arithmetic as MLAS and the same split; 0.94-1.05 everywhere. */
+    {ACTX_EP_ERF, F32, 0, NO_LIMIT, false},
+    /* The GELU family: ~1.00 up to 1024 elements (the per-node cost eats the faster kernel),
+     * >= 1.07 from 2048, 1.2-1.7 from 16 Ki. */
+    {ACTX_EP_GELU, F32, 0, 2048, false},
+    {ACTX_EP_GELU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_GELU_TANH, F32, 0, 2048, false},
+    {ACTX_EP_GELU_TANH, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_MS_GELU, F32, 0, 2048, false},
+    {ACTX_EP_MS_GELU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_FAST_GELU, F32, 0, 2048, false},
+    {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_QUICK_GELU, F32, 0, 2048, false},
+    {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true},
+    /* ORT's bias kernels add the bias in a scalar loop through a temporary: >= 1.07 at 512. */
+    {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true},
+    {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true},
+    /* Tanh, Sigmoid: the same arithmetic; below 16 Ki the per-node cost loses (0.95-1.02);
+     * from 16 Ki 1.07-1.18. At 1 Mi Tanh is memory-bound and ties (1.08 / 1.02). */
+    {ACTX_EP_TANH, F32, 0, 16384, false},
+    {ACTX_EP_TANH, F32, 16384, 1048576, true},
+    {ACTX_EP_TANH, F32, 1048576, NO_LIMIT, false},
+    {ACTX_EP_SIGMOID, F32, 0, 16384, false},
+    {ACTX_EP_SIGMOID, F32, 16384, NO_LIMIT, true},
+    /* float16 and bfloat16: every kind, every size */
+    {ACTX_EP_ERF, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_GELU, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_GELU_TANH, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_MS_GELU, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_BIAS_GELU, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_FAST_GELU, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_FAST_GELU_BIAS, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_QUICK_GELU, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_TANH, HALF, 0, NO_LIMIT, true},
+    {ACTX_EP_SIGMOID, HALF, 0, NO_LIMIT, true},
+};
+#define N_ROWS (sizeof table / sizeof table[0])
+
+const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows) {
+  *n_rows = N_ROWS;
+  return table;
+}
+
+bool actx_ep_policy_auto_claims(actx_ep_kind kind, actx_dtype dtype, int64_t elements,
+                                int64_t min_elements) {
+  bool any = false, all = true;
+  for (size_t i = 0; i < N_ROWS; i++) {
+    const actx_ep_policy_row *r = &table[i];
+    if (r->kind != kind || !(r->dtype_mask & (1u << dtype))) continue;
+    if (elements >= 0) {
+      if (elements >= r->min_elements && elements < r->max_elements) return r->claim;
+      continue;
+    }
+    if (r->max_elements <= min_elements) continue; /* below the lower bound */
+    any = true;
+    all = all && r->claim;
+  }
+  /* a size known only at run time: claimed where every size it can have is */
+  return elements < 0 && any && all;
+}

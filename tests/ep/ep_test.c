@@ -1,0 +1,268 @@
+/* Helpers shared by the EP tests (see ep_test.h). */
+#include "ep_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int g_failures;
+const char *g_ep_library;
+
+int ep_test_init(int argc, char **argv) {
+  if (argc < 2 || argv[1][0] != '/') {
+    printf("usage: %s <absolute path of libactx_ep.so> [...]\n", argc > 0 ? argv[0] : "test");
+    return -1;
+  }
+  g_ep_library = argv[1];
+  return 0;
+}
+
+size_t ep_shape_count(size_t rank, const int64_t *dims) {
+  size_t n = 1;
+  for (size_t i = 0; i < rank; i++) n *= (size_t)(dims[i] < 0 ? 0 : dims[i]);
+  return n;
+}
+
+long ep_first_difference(const void *a, const void *b, size_t bytes) {
+  const unsigned char *pa = a, *pb = b;
+  for (size_t i = 0; i < bytes; i++)
+    if (pa[i] != pb[i]) return (long)i;
+  return -1;
+}
+
+int ep_build_model(const ep_model_spec *spec, uint8_t **bytes, size_t *size) {
+  const bool ms = spec->domain != NULL && strcmp(spec->domain, ACTX_MODEL_MS_DOMAIN) == 0;
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION,
+                                    spec->onnx_opset ? spec->onnx_opset : 20, ms ? 1 : 0);
+  if (m == NULL) return -1;
+  char names[ACTX_MODEL_MAX_RANK][24];
+  const char *params[ACTX_MODEL_MAX_RANK];
+  for (size_t i = 0; i < spec->rank; i++) {
+    snprintf(names[i], sizeof names[i], "d%zu", i);
+    params[i] = names[i];
+  }
+  const int32_t y_type = spec->y_elem_type ? spec->y_elem_type : spec->elem_type;
+  actx_model_add_input(m, "x", spec->elem_type, spec->rank, spec->dims, params);
+  const char *inputs[2] = {"x", "bias"};
+  if (spec->bias) {
+    const char *bias_params[ACTX_MODEL_MAX_RANK];
+    for (size_t i = 0; i < spec->bias_rank; i++)
+      bias_params[i] =
+          spec->bias_dim_param ? spec->bias_dim_param : (spec->rank ? names[spec->rank - 1] : "b");
+    actx_model_add_input(m, "bias", spec->elem_type, spec->bias_rank, spec->bias_dims, bias_params);
+  }
+  actx_model_add_output(m, "y", y_type, spec->rank, spec->dims, params);
+  const char *outputs[1] = {"y"};
+  actx_model_node *node = actx_model_add_named_node(m, EP_TEST_NODE, spec->op_type, spec->domain,
+                                                    spec->bias ? 2 : 1, inputs, 1, outputs);
+  if (spec->approximate != NULL)
+    actx_model_node_attr_string(node, "approximate", spec->approximate);
+  if (spec->has_alpha) actx_model_node_attr_float(node, "alpha", spec->alpha);
+  int rc = actx_model_serialize(m, bytes, size);
+  if (rc != 0) printf("model %s: %s\n", spec->op_type, actx_model_error(m));
+  actx_model_free(m);
+  return rc;
+}
+
+int ep_session_create(const uint8_t *model, size_t size, const ep_session_spec *spec,
+                      actx_ort_session **out, actx_ort_error *err) {
+  actx_ort_session_options o = {0};
+  o.intra_op_threads = spec->threads;
+  o.optimization = spec->optimization;
+  o.record_assignments = true;
+  o.n_config = spec->n_config;
+  o.config_keys = spec->config_keys;
+  o.config_values = spec->config_values;
+  const char *keys[8], *values[8];
+  size_t n = 0;
+  if (spec->policy != NULL) {
+    o.ep_library_path = g_ep_library;
+    o.ep_name = "actx";
+    if (spec->policy[0] != '\0') {
+      keys[n] = "policy";
+      values[n++] = spec->policy;
+    }
+    for (size_t i = 0; i < spec->n_ep_options && n < 8; i++) {
+      keys[n] = spec->ep_option_keys[i];
+      values[n++] = spec->ep_option_values[i];
+    }
+    o.n_ep_options = n;
+    o.ep_option_keys = keys;
+    o.ep_option_values = values;
+  }
+  return actx_ort_session_create(model, size, &o, out, err);
+}
+
+void ep_node_ep(const actx_ort_session *s, const char *node_name, char *ep, size_t ep_size) {
+  actx_ort_assignment *list = NULL;
+  size_t n = 0;
+  actx_ort_error err;
+  snprintf(ep, ep_size, "%s", "");
+  if (actx_ort_session_assignments(s, &list, &n, &err) != 0) {
+    printf("assignments: %s\n", err.message);
+    snprintf(ep, ep_size, "%s", "?");
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(list[i].node_name, node_name) == 0) snprintf(ep, ep_size, "%s", list[i].ep_name);
+  free(list);
+}
+
+void *ep_run(actx_ort_session *s, int32_t elem_type, const void *x, size_t rank,
+             const int64_t *dims, const void *bias, size_t bias_rank, const int64_t *bias_dims,
+             size_t *y_bytes) {
+  static const uint32_t dummy[1];
+  actx_ort_tensor in[2];
+  memset(in, 0, sizeof in);
+  in[0].elem_type = elem_type;
+  in[0].rank = rank;
+  memcpy(in[0].dims, dims, rank * sizeof *dims);
+  in[0].data = (void *)(x ? x : dummy); /* ORT wants a pointer even for no elements */
+  if (bias != NULL || bias_rank > 0) {
+    in[1].elem_type = elem_type;
+    in[1].rank = bias_rank;
+    memcpy(in[1].dims, bias_dims, bias_rank * sizeof *bias_dims);
+    in[1].data = (void *)(bias ? bias : dummy);
+  }
+  actx_ort_tensor *out = NULL;
+  size_t n_out = 0;
+  actx_ort_error err;
+  if (actx_ort_run(s, (bias != NULL || bias_rank > 0) ? 2 : 1, in, &out, &n_out, &err) != 0) {
+    printf("run: %s\n", err.message);
+    return NULL;
+  }
+  void *y = out[0].data;
+  *y_bytes = out[0].bytes;
+  out[0].data = NULL;
+  actx_ort_tensors_free(out, n_out);
+  return y ? y : malloc(1);
+}
+
+/* splitmix64 */
+static uint64_t next_random(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint16_t float_to_half(float f) { /* round to nearest even, enough for test inputs */
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  const uint32_t sign = (x >> 16) & 0x8000;
+  const int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 31) return (uint16_t)(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10) return (uint16_t)sign;
+    mant |= 0x800000;
+    const uint32_t shift = (uint32_t)(14 - exp);
+    uint32_t h = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)exp << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
+void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed) {
+  static const float specials[] = {
+      0.0f,    -0.0f,  INFINITY,      -INFINITY,      NAN,    -NAN,  1e-45f, -1e-45f, 1e-40f,
+      -1e-40f, 1e-38f, 3.4028235e38f, -3.4028235e38f, 1.0f,   -1.0f, 0.5f,   -0.5f,   3.925f,
+      -3.925f, 9.0f,   -9.0f,         10.0f,          -10.0f, 88.7f, -88.7f, 100.0f,  -100.0f,
+      1e-7f,   -1e-7f, 5.0f,          -5.0f};
+  const size_t n_specials = sizeof specials / sizeof specials[0];
+  uint64_t state = seed;
+  for (size_t i = 0; i < n; i++) {
+    float v;
+    if (i < n_specials && n >= 2 * n_specials) {
+      v = specials[i];
+    } else {
+      const uint64_t r = next_random(&state);
+      switch (r & 3) {
+        case 0: /* uniform in [-8, 8]: the interesting range of every op */
+          v = (float)((double)(r >> 11) / 9007199254740992.0 * 16.0 - 8.0);
+          break;
+        case 1: { /* any finite magnitude */
+          uint32_t bits = (uint32_t)(r >> 32);
+          memcpy(&v, &bits, sizeof v);
+          if (!isfinite(v)) v = 1.0f;
+          break;
+        }
+        case 2: /* small */
+          v = (float)((double)(r >> 11) / 9007199254740992.0 * 1e-3 - 5e-4);
+          break;
+        default: v = specials[(r >> 8) % n_specials]; break;
+      }
+    }
+    switch (elem_type) {
+      case ACTX_ELEM_FLOAT: ((float *)data)[i] = v; break;
+      case ACTX_ELEM_FLOAT16: ((uint16_t *)data)[i] = float_to_half(v); break;
+      case ACTX_ELEM_BFLOAT16: ((uint16_t *)data)[i] = float_to_bf16(v); break;
+      default: break;
+    }
+  }
+}
+
+int ep_optimized_node_count(const uint8_t *model, size_t size, const char *policy, const char *path,
+                            size_t *n_nodes, actx_ort_error *err) {
+  /* host.h has no option for SetOptimizedModelFilePath, so this builds the session itself */
+  const OrtApi *api = actx_ort_api(err);
+  OrtEnv *env = actx_ort_env(err);
+  if (api == NULL || env == NULL) return -1;
+  OrtSessionOptions *so = NULL;
+  OrtSession *session = NULL;
+  const OrtEpDevice **chosen = NULL;
+  int rc = actx_ort_check(api->CreateSessionOptions(&so), "CreateSessionOptions", err);
+  if (rc == 0) rc = actx_ort_check(api->SetIntraOpNumThreads(so, 1), "SetIntraOpNumThreads", err);
+  if (rc == 0)
+    rc = actx_ort_check(api->SetOptimizedModelFilePath(so, path), "SetOptimizedModelFilePath", err);
+  if (rc == 0 && policy != NULL) {
+    const OrtEpDevice *const *devices = NULL;
+    size_t n = 0, n_chosen = 0;
+    rc = actx_ort_register_ep_library(g_ep_library, err);
+    if (rc == 0) rc = actx_ort_check(api->GetEpDevices(env, &devices, &n), "GetEpDevices", err);
+    if (rc == 0 && (chosen = calloc(n + 1, sizeof *chosen)) == NULL) rc = -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+      if (strcmp(api->EpDevice_EpName(devices[i]), "actx") == 0) chosen[n_chosen++] = devices[i];
+    const char *key = "policy";
+    if (rc == 0)
+      rc = actx_ort_check(api->SessionOptionsAppendExecutionProvider_V2(so, env, chosen, n_chosen,
+                                                                        &key, &policy, 1),
+                          "SessionOptionsAppendExecutionProvider_V2", err);
+  }
+  if (rc == 0)
+    rc = actx_ort_check(api->CreateSessionFromArray(env, model, size, so, &session),
+                        "CreateSessionFromArray", err);
+  if (session != NULL) api->ReleaseSession(session);
+  if (so != NULL) api->ReleaseSessionOptions(so);
+  free(chosen);
+  if (rc != 0) return -1;
+
+  uint8_t *bytes = NULL;
+  size_t n_bytes = 0;
+  char msg[256];
+  actx_model_info info;
+  if (actx_read_file(path, &bytes, &n_bytes, msg, sizeof msg) != 0 ||
+      actx_model_info_parse(bytes, n_bytes, &info, msg, sizeof msg) != 0) {
+    snprintf(err->message, sizeof err->message, "optimized model %s: %s", path, msg);
+    free(bytes);
+    return -1;
+  }
+  *n_nodes = info.n_nodes;
+  actx_model_info_free(&info);
+  free(bytes);
+  return 0;
+}

@@ -1,0 +1,99 @@
+/* ep_test.h — what the EP tests share: one-node models, sessions with and without the actx EP,
+ * which EP ran the node, bit comparison. Every test takes the EP library's absolute path as its
+ * first argument (CMake passes $<TARGET_FILE:actx_ep>). */
+#ifndef ACTX_TESTS_EP_TEST_H
+#define ACTX_TESTS_EP_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "host.h"
+#include "model.h"
+
+extern int g_failures;
+
+#define CHECK(cond, ...)                                     \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      g_failures++;                                          \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      printf(__VA_ARGS__);                                   \
+      printf("\n");                                          \
+    }                                                        \
+  } while (0)
+
+/* The node every one-node model names, so its assignment can be looked up. */
+#define EP_TEST_NODE "node"
+
+/* A one-node model: y = op(x [, bias]). */
+typedef struct ep_model_spec {
+  const char *op_type;
+  const char *domain;  /* "" for ai.onnx, or "com.microsoft" */
+  int64_t onnx_opset;  /* default-domain opset the model imports (0: 20) */
+  int32_t elem_type;   /* of x, y (and bias) */
+  int32_t y_elem_type; /* 0: elem_type */
+  size_t rank;
+  int64_t dims[ACTX_MODEL_MAX_RANK]; /* -1: symbolic, named "d<i>" */
+  /* bias: a second input, fed at run time */
+  bool bias;
+  size_t bias_rank;
+  int64_t bias_dims[ACTX_MODEL_MAX_RANK];
+  const char *bias_dim_param; /* name of a symbolic bias dim (NULL: "d<rank-1>") */
+  /* attributes (NULL / false: not set) */
+  const char *approximate;
+  bool has_alpha;
+  float alpha;
+} ep_model_spec;
+
+/* Serializes the model; 0 on success (message printed on failure). */
+int ep_build_model(const ep_model_spec *spec, uint8_t **bytes, size_t *size);
+
+/* Sessions. policy NULL: ORT alone (CPU EP); else the actx EP with provider option
+ * policy=<policy> ("" adds no option). threads 0: ORT's default. */
+typedef struct ep_session_spec {
+  const char *policy;
+  int threads;
+  actx_ort_optimization optimization;
+  /* extra provider options / session config entries */
+  size_t n_ep_options;
+  const char *const *ep_option_keys, *const *ep_option_values;
+  size_t n_config;
+  const char *const *config_keys, *const *config_values;
+} ep_session_spec;
+
+int ep_session_create(const uint8_t *model, size_t size, const ep_session_spec *spec,
+                      actx_ort_session **out, actx_ort_error *err);
+
+/* The EP that runs the node called node_name ("" if no such node; "?" on error). */
+void ep_node_ep(const actx_ort_session *s, const char *node_name, char *ep, size_t ep_size);
+
+/* Runs with x (and bias if not NULL), both count elements of elem_type, shaped as given.
+ * Returns the output (malloc'ed, *y_bytes bytes) or NULL after printing the error. */
+void *ep_run(actx_ort_session *s, int32_t elem_type, const void *x, size_t rank,
+             const int64_t *dims, const void *bias, size_t bias_rank, const int64_t *bias_dims,
+             size_t *y_bytes);
+
+/* Elements of a shape. */
+size_t ep_shape_count(size_t rank, const int64_t *dims);
+
+/* First byte offset where a and b differ, or -1. */
+long ep_first_difference(const void *a, const void *b, size_t bytes);
+
+/* Fills n elements of elem_type (float, float16, bfloat16) with a mix of random values over
+ * many magnitudes and the special values (±0, ±inf, NaN, denormals, ±max, values around the
+ * kernels' clamp points), reproducibly from seed. */
+void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed);
+
+/* Creates a session (policy NULL: ORT alone) that saves its optimised graph to path, and
+ * counts that graph's nodes: how far ORT's own fusions got. A graph with nodes compiled by an
+ * EP cannot be saved (an error). */
+int ep_optimized_node_count(const uint8_t *model, size_t size, const char *policy, const char *path,
+                            size_t *n_nodes, actx_ort_error *err);
+
+/* Reads argv[1] (the EP library); prints usage and returns -1 if absent. */
+int ep_test_init(int argc, char **argv);
+extern const char *g_ep_library;
+
+#endif /* ACTX_TESTS_EP_TEST_H */
