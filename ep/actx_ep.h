@@ -5,9 +5,14 @@
  *   options.c  provider options (`policy`), read from the session config as ep.actx.<key>
  *   ep.c       OrtEp: GetCapability (which nodes we take) and Compile
  *   claim.c    whether we can run one node: domain, opset, element type, attributes, shapes
- *   pattern.c  whether an Erf / Tanh / Sigmoid belongs to a subgraph ORT fuses itself
+ *   graph.c    reading ORT's graph: operators, producers, consumers, scalar constants
+ *   fusion.c   exported activation subgraphs (erf / tanh GELU, SiLU, QuickGelu, a bias Add
+ *              before them) that one actx_compute() call computes
+ *   ort_fusions.c  whether ORT's own level-2 fusions would turn such a subgraph into the same
+ *              single kernel (then our result is ORT's, bit for bit)
+ *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
  *   policy.c   the `auto` table: where we are measured faster than ORT
- *   compute.c  OrtNodeComputeInfo: running one claimed node with actx_compute()
+ *   compute.c  OrtNodeComputeInfo: running one claimed node or fused subgraph with actx_compute()
  */
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
@@ -96,10 +101,110 @@ OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
 bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_tensor_meta *b,
                       size_t ib);
 
+/* Elements of a fully known shape, else -1; *min_elements: the product of the known
+ * dimensions (a symbolic one is at least 1), 0 without a shape. */
+int64_t actx_ep_meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements);
+/* float32 / float16 / bfloat16 as an actx dtype; false for every other element type. */
+bool actx_ep_elem_dtype(ONNXTensorElementDataType type, actx_dtype *out);
+
 /* Decides whether node is one we can run. On success *out is filled and *reason is NULL; a node
  * we decline gets *reason (a static string saying why). A failing ORT call is returned. */
 OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *out,
                          const char **reason);
+
+/* ---- graph.c ------------------------------------------------------------------------------- */
+
+/* Most consumers of one value graph.c lists; a value with more is treated as escaping. */
+#define ACTX_EP_MAX_CONSUMERS 64
+
+/* "", "ai.onnx" (and NULL) all name the default ONNX domain. */
+bool actx_ep_is_onnx_domain(const char *domain);
+/* Whether node is the default-domain operator op_type, with a since-version in since (a
+ * 0-terminated list; NULL: any). node may be NULL (then false). */
+OrtStatus *actx_ep_node_is(const OrtApi *api, const OrtNode *node, const char *op_type,
+                           const int *since, bool *out);
+/* The node's inputs (the first max of them, the rest NULL) and how many it has. */
+OrtStatus *actx_ep_node_inputs(const OrtApi *api, const OrtNode *node, const OrtValueInfo **in,
+                               size_t max, size_t *n);
+/* The node's output when it has exactly one, else NULL. */
+OrtStatus *actx_ep_node_output(const OrtApi *api, const OrtNode *node, const OrtValueInfo **out);
+/* The node producing value; NULL for a graph input or an initializer. */
+OrtStatus *actx_ep_value_producer(const OrtApi *api, const OrtValueInfo *value,
+                                  const OrtNode **producer);
+/* The nodes consuming value, one entry per input that reads it (so a node reading it twice is
+ * listed twice), filled only when there are at most max; and whether it is a graph output. */
+OrtStatus *actx_ep_value_consumers(const OrtApi *api, const OrtValueInfo *value,
+                                   const OrtNode **nodes, size_t max, size_t *n,
+                                   bool *graph_output);
+/* The only consumer of value; NULL when it has none or several, or is also a graph output. */
+OrtStatus *actx_ep_single_consumer(const OrtApi *api, const OrtValueInfo *value,
+                                   const OrtNode **consumer);
+/* Whether a and b are the same graph value. */
+OrtStatus *actx_ep_same_value(const OrtApi *api, const OrtValueInfo *a, const OrtValueInfo *b,
+                              bool *out);
+/* For a node with two inputs, one of them value: the other one (NULL otherwise). */
+OrtStatus *actx_ep_other_input(const OrtApi *api, const OrtNode *node, const OrtValueInfo *value,
+                               const OrtValueInfo **other);
+
+/* A one-element constant initializer. */
+typedef struct actx_ep_constant {
+  double value;
+  ONNXTensorElementDataType type;
+  size_t rank; /* its dims are all 1; rank 0 or 1 is what ORT's fusions call a scalar */
+} actx_ep_constant;
+
+/* The value of a constant initializer holding one element of a float or integer type; *ok false
+ * for anything else (a graph input, a larger tensor, ...). */
+OrtStatus *actx_ep_scalar_constant(const OrtApi *api, const OrtValueInfo *value,
+                                   actx_ep_constant *out, bool *ok);
+float actx_ep_half_to_float(uint16_t h);
+
+/* ---- fusion.c ------------------------------------------------------------------------------ */
+
+/* Most ORT nodes one fused activation covers (the tanh GELU spelt with x·x·x and a bias Add is
+ * 11). */
+#define ACTX_EP_MAX_FUSED_NODES 16
+
+typedef enum actx_ep_fusion_family {
+  ACTX_EP_FUSION_ERF_GELU,  /* 0.5·x·(1 + erf(x/√2)) */
+  ACTX_EP_FUSION_TANH_GELU, /* 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) */
+  ACTX_EP_FUSION_SIGMOID,   /* x·sigmoid(α·x): SiLU (α = 1) and QuickGelu */
+  ACTX_EP_FUSION_GELU_NODE, /* a Gelu / FastGelu node after a bias Add */
+} actx_ep_fusion_family;
+
+/* A subgraph we compute as one activation: y = op(x [+ bias]). */
+typedef struct actx_ep_fusion {
+  actx_ep_fusion_family family;
+  actx_ep_node node; /* what to compute; kind is the ORT kernel the subgraph amounts to, for the
+                        policy: com.microsoft Gelu / BiasGelu / FastGelu(±bias) / QuickGelu */
+  const OrtNode *nodes[ACTX_EP_MAX_FUSED_NODES];
+  size_t n_nodes;
+  const OrtNode *core;      /* the Erf, Tanh, Sigmoid or Gelu node */
+  const OrtNode *bias_add;  /* the Add of the bias, or NULL */
+  const OrtValueInfo *root; /* the activation's argument: x, or the bias Add's output */
+  const OrtValueInfo *x, *bias, *y;
+} actx_ep_fusion;
+
+/* Whether node is the core (Erf, Tanh, Sigmoid, or a Gelu after a bias Add) of a subgraph we
+ * compute as one activation. The match is by value, not by spelling: the argument of erf / tanh /
+ * sigmoid and the factors around it are evaluated as polynomials in x, so every operand order,
+ * Pow or Mul·Mul cubes and either placement of the 0.5 are the same subgraph. Constants must
+ * match to within the rounding of the element type; every intermediate value must be consumed
+ * only inside the subgraph and not be a graph output; a bias Add is taken when one input is 1-D
+ * and as long as the other's last dimension (ORT's BiasGeluFusion rule). */
+OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_fusion *out,
+                                bool *found);
+/* "erf GELU", "tanh GELU + bias", ... */
+const char *actx_ep_fusion_name(const actx_ep_fusion *fusion);
+
+/* ---- ort_fusions.c ------------------------------------------------------------------------- */
+
+/* Whether ORT alone, at its default optimisation level, turns the matched subgraph into the
+ * one kernel fusion->node.kind names (GeluFusion, FastGeluFusion, QuickGeluFusion and
+ * BiasGeluFusion, with their exact rules): then running it as one actx call gives ORT's bits.
+ * float32 only: ORT converts float16 subgraphs to float32 islands it does not fuse, and has no
+ * bfloat16 kernels. */
+OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *fusion, bool *out);
 
 /* ---- pattern.c ----------------------------------------------------------------------------- */
 
@@ -136,6 +241,11 @@ const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows);
  * are the claimed node's inputs, possibly deduplicated). NULL status on success. */
 OrtStatus *actx_ep_kernel_create(const OrtApi *api, const OrtNode *node, const OrtNode *fused_node,
                                  OrtNodeComputeInfo **out);
+/* The same for a fused subgraph: compute info says what to compute, x_name / bias_name (NULL: no
+ * bias) which of fused_node's inputs to read; label names it in error messages. */
+OrtStatus *actx_ep_kernel_create_fused(const OrtApi *api, const actx_ep_node *info,
+                                       const char *x_name, const char *bias_name, const char *label,
+                                       const OrtNode *fused_node, OrtNodeComputeInfo **out);
 void actx_ep_kernel_release(OrtNodeComputeInfo *info);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */

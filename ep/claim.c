@@ -91,9 +91,7 @@ bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_ten
   return a->dim_params[ia][0] != '\0' && strcmp(a->dim_params[ia], b->dim_params[ib]) == 0;
 }
 
-/* Elements of a fully known shape, else -1; *min_elements: the product of the known
- * dimensions (a symbolic one is at least 1), 0 without a shape. */
-static int64_t meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements) {
+int64_t actx_ep_meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements) {
   *min_elements = 0;
   if (!m->has_shape) return -1;
   int64_t n = 1;
@@ -110,7 +108,7 @@ static int64_t meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements
   return known ? n : -1;
 }
 
-static bool elem_to_dtype(ONNXTensorElementDataType t, actx_dtype *out) {
+bool actx_ep_elem_dtype(ONNXTensorElementDataType t, actx_dtype *out) {
   switch (t) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: *out = ACTX_F32; return true;
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: *out = ACTX_F16; return true;
@@ -224,7 +222,7 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
   actx_ep_tensor_meta x, y;
   if ((st = actx_ep_value_meta(api, inputs[0], &x)) != NULL) return st;
   if ((st = actx_ep_value_meta(api, output, &y)) != NULL) return st;
-  if (!x.is_tensor || !elem_to_dtype(x.elem_type, &out->dtype)) {
+  if (!x.is_tensor || !actx_ep_elem_dtype(x.elem_type, &out->dtype)) {
     *reason = "element type not served";
     return NULL;
   }
@@ -235,7 +233,7 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
 
   out->kind = rule->kind;
   out->elem_type = x.elem_type;
-  out->elements = meta_elements(&x, &out->min_elements);
+  out->elements = actx_ep_meta_elements(&x, &out->min_elements);
 
   switch (rule->kind) {
     case ACTX_EP_GELU: {

@@ -1,4 +1,5 @@
-/* Running one claimed node: OrtNodeComputeInfo's CreateState / Compute / ReleaseState.
+/* Running one claimed node or fused subgraph: OrtNodeComputeInfo's CreateState / Compute /
+ * ReleaseState. Either way the node computes y = op(x [+ bias]) with one actx_compute() call.
  *
  * Everything a Compute call needs that is not in the kernel context is fixed at Compile time
  * and never written afterwards, so concurrent Run() calls on one session (ORT allows them and
@@ -21,7 +22,7 @@
 #define PARALLEL_MIN_ELEMENTS 65536
 #endif
 
-/* One claimed node, as Compile saw it. */
+/* One claimed node or fused subgraph, as Compile saw it. */
 typedef struct actx_ep_kernel {
   OrtNodeComputeInfo info; /* first: ORT hands &info back */
   const OrtApi *api;
@@ -141,8 +142,52 @@ static OrtStatus *find_input(const OrtApi *api, const OrtValueInfo *const *input
   return NULL;
 }
 
-/* Most inputs a claimed node has (x and a bias). */
-#define MAX_NODE_INPUTS 2
+/* Most inputs of a fused node ORT makes for us: x, a bias and the subgraph's constants (ORT
+ * passes constant initializers as inputs). */
+#define MAX_FUSED_INPUTS (2 * ACTX_EP_MAX_FUSED_NODES)
+
+OrtStatus *actx_ep_kernel_create_fused(const OrtApi *api, const actx_ep_node *info,
+                                       const char *x_name, const char *bias_name, const char *label,
+                                       const OrtNode *fused_node, OrtNodeComputeInfo **out) {
+  *out = NULL;
+  /* ORT may drop a repeated input, so the fused node's inputs are mapped by name */
+  size_t n_in = 0;
+  OrtStatus *st = api->Node_GetNumInputs(fused_node, &n_in);
+  if (st != NULL) return st;
+  if (n_in == 0 || n_in > MAX_FUSED_INPUTS)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unexpected input count %zu", label, n_in);
+  const OrtValueInfo *inputs[MAX_FUSED_INPUTS];
+  if ((st = api->Node_GetInputs(fused_node, inputs, n_in)) != NULL) return st;
+  if (info->has_bias != (bias_name != NULL))
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias input %s", label,
+                         info->has_bias ? "not named" : "named but not used");
+
+  actx_ep_kernel *k = calloc(1, sizeof *k);
+  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory compiling node '%s'", label);
+  k->info.ort_version_supported = ORT_API_VERSION;
+  k->info.CreateState = create_state;
+  k->info.Compute = compute;
+  k->info.ReleaseState = release_state;
+  k->api = api;
+  k->node = *info;
+  snprintf(k->name, sizeof k->name, "%s", label);
+
+  const char *names[2] = {x_name, bias_name};
+  size_t *slots[2] = {&k->x_input, &k->bias_input};
+  for (size_t i = 0; i < (info->has_bias ? 2u : 1u); i++) {
+    bool found = false;
+    if (names[i] != NULL) st = find_input(api, inputs, n_in, names[i], slots[i], &found);
+    if (st == NULL && !found)
+      st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': %s '%s' not among the fused node's inputs",
+                         label, i == 0 ? "input" : "bias", names[i] ? names[i] : "");
+    if (st != NULL) {
+      free(k);
+      return st;
+    }
+  }
+  *out = &k->info;
+  return NULL;
+}
 
 OrtStatus *actx_ep_kernel_create(const OrtApi *api, const OrtNode *node, const OrtNode *fused_node,
                                  OrtNodeComputeInfo **out) {
@@ -157,46 +202,20 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const OrtNode *node, const O
   if (reason != NULL)
     return actx_ep_error(api, ORT_EP_FAIL, "node '%s' cannot be compiled: %s", name, reason);
 
-  /* The fused node's inputs are the node's inputs (ORT may drop a repeated one), so map them
-   * by name rather than by position. */
-  size_t n_node_in = 0, n_fused_in = 0;
-  if ((st = api->Node_GetNumInputs(node, &n_node_in)) != NULL) return st;
-  if ((st = api->Node_GetNumInputs(fused_node, &n_fused_in)) != NULL) return st;
-  if (n_node_in > MAX_NODE_INPUTS || n_fused_in > MAX_NODE_INPUTS || n_fused_in == 0)
+  /* input 0 is x, input 1 the bias of BiasGelu / FastGelu */
+  size_t n_in = 0;
+  if ((st = api->Node_GetNumInputs(node, &n_in)) != NULL) return st;
+  const OrtValueInfo *in[2] = {NULL, NULL};
+  if (n_in < 1 || n_in > 2 || (info.has_bias && n_in != 2))
     return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unexpected input count", name);
-  const OrtValueInfo *node_in[MAX_NODE_INPUTS] = {NULL, NULL};
-  const OrtValueInfo *fused_in[MAX_NODE_INPUTS] = {NULL, NULL};
-  if ((st = api->Node_GetInputs(node, node_in, n_node_in)) != NULL) return st;
-  if ((st = api->Node_GetInputs(fused_node, fused_in, n_fused_in)) != NULL) return st;
-
-  actx_ep_kernel *k = calloc(1, sizeof *k);
-  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory compiling node '%s'", name);
-  k->info.ort_version_supported = ORT_API_VERSION;
-  k->info.CreateState = create_state;
-  k->info.Compute = compute;
-  k->info.ReleaseState = release_state;
-  k->api = api;
-  k->node = info;
-  snprintf(k->name, sizeof k->name, "%s", name);
-
-  const size_t wanted = info.has_bias ? 2 : 1;
-  size_t *slots[2] = {&k->x_input, &k->bias_input};
-  for (size_t i = 0; i < wanted; i++) {
-    const char *in_name = NULL;
-    bool found = false;
-    if (node_in[i] != NULL) st = api->GetValueInfoName(node_in[i], &in_name);
-    if (st == NULL && in_name != NULL)
-      st = find_input(api, fused_in, n_fused_in, in_name, slots[i], &found);
-    if (st == NULL && !found)
-      st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': input %zu not among the fused node's", name,
-                         i);
-    if (st != NULL) {
-      free(k);
-      return st;
-    }
-  }
-  *out = &k->info;
-  return NULL;
+  if ((st = api->Node_GetInputs(node, in, n_in)) != NULL) return st;
+  const char *x_name = NULL, *bias_name = NULL;
+  if (in[0] != NULL && (st = api->GetValueInfoName(in[0], &x_name)) != NULL) return st;
+  if (info.has_bias && in[1] != NULL && (st = api->GetValueInfoName(in[1], &bias_name)) != NULL)
+    return st;
+  if (x_name == NULL || (info.has_bias && bias_name == NULL))
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': an input has no name", name);
+  return actx_ep_kernel_create_fused(api, &info, x_name, bias_name, name, fused_node, out);
 }
 
 void actx_ep_kernel_release(OrtNodeComputeInfo *info) { free(info); }

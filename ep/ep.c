@@ -1,9 +1,12 @@
 /* The OrtEp of one session: GetCapability decides which nodes we take, Compile builds their
  * compute functions.
  *
- * Each claimed node becomes its own fused node (EpGraphSupportInfo_AddNodesToFuse with one
- * node) rather than going through a kernel registry: it is the path that will let later work
- * fuse several nodes into one call.
+ * What we take becomes one fused node per activation (EpGraphSupportInfo_AddNodesToFuse): either
+ * a single node we run (claim.c), or a whole exported activation subgraph such as
+ * Div → Erf → Add → Mul → Mul with the bias Add before it (fusion.c), which one actx_compute()
+ * call replaces. GetCapability first looks for such subgraphs, then for single nodes among the
+ * rest. For each fused subgraph it records what the node computes and which of its inputs are x
+ * and the bias; Compile finds the record again by the fused node's output.
  *
  * What GetCapability sees, at ORT_ENABLE_ALL (found by experiment, test_patterns in
  * tests/ep/test_ep_policy.c, and matching ORT's inference_session.cc): ORT applies its level-1
@@ -11,7 +14,8 @@
  * to its own EPs. So we see the graph *before* the fusions FastGelu, BiasGelu, QuickGelu and,
  * for models below opset 20, Gelu (Div → Erf → Add → Mul → Mul): all of them are level 2. For
  * opset >= 20 models ORT's GeluFusion also runs at level 1, and we see the fused ai.onnx Gelu.
- * pattern.c keeps `auto` from taking nodes whose claim would stop a level-2 fusion. */
+ * pattern.c keeps `auto` from taking lone nodes whose claim would stop a level-2 fusion, and
+ * ort_fusions.c tells which subgraphs ORT would have fused into the same bits. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +23,21 @@
 
 #include "actx_ep.h"
 
+/* What GetCapability took as one fused subgraph, for Compile. */
+typedef struct fused_record {
+  actx_ep_node node;
+  char *y_name, *x_name, *bias_name; /* bias_name NULL without a bias */
+  char label[128];                   /* "erf GELU at 'p3'" for messages */
+} fused_record;
+
 typedef struct actx_ep {
   OrtEp base; /* first: ORT hands &base back */
   const OrtApi *api;
   const OrtEpApi *ep_api;
   const OrtLogger *logger;
   actx_ep_options options;
+  fused_record *records; /* GetCapability runs before Compile, on one thread per session */
+  size_t n_records, records_capacity;
 } actx_ep;
 
 OrtStatus *actx_ep_error(const OrtApi *api, OrtErrorCode code, const char *fmt, ...) {
@@ -87,6 +100,122 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
   return NULL;
 }
 
+/* Whether the policy takes a matched subgraph as one node. Under `auto`: where the result is
+ * ORT's own (ORT would fuse the same nodes into the same kernel) and the table says our kernel
+ * is faster than that one; in bfloat16 always (ORT has no kernels). */
+static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f, bool *take,
+                                      const char **why) {
+  *take = false;
+  *why = NULL;
+  switch (ep->options.policy) {
+    case ACTX_EP_POLICY_NONE: *why = "policy none"; return NULL;
+    case ACTX_EP_POLICY_ALL: *take = true; return NULL;
+    case ACTX_EP_POLICY_AUTO: break;
+  }
+  if (f->node.dtype != ACTX_BF16) {
+    bool ort_fuses = false;
+    OrtStatus *st = actx_ep_ort_fuses(ep->api, f, &ort_fuses);
+    if (st != NULL) return st;
+    if (!ort_fuses) {
+      *why = "auto policy: ORT alone runs these nodes unfused, so its rounding differs from ours";
+      return NULL;
+    }
+  }
+  const actx_ep_node *n = &f->node;
+  *take = actx_ep_policy_auto_claims(n->kind, n->dtype, n->elements, n->min_elements);
+  if (!*take) *why = "auto policy: ORT's fused kernel measured faster here";
+  return NULL;
+}
+
+static char *copy_name(const OrtApi *api, const OrtValueInfo *value, OrtStatus **st) {
+  const char *name = NULL;
+  *st = value != NULL ? api->GetValueInfoName(value, &name) : NULL;
+  if (*st != NULL || name == NULL) return NULL;
+  const size_t len = strlen(name) + 1;
+  char *copy = malloc(len);
+  if (copy != NULL) memcpy(copy, name, len);
+  return copy;
+}
+
+static void record_free(fused_record *r) {
+  free(r->y_name);
+  free(r->x_name);
+  free(r->bias_name);
+}
+
+static OrtStatus *add_record(actx_ep *ep, const actx_ep_fusion *f, const char *core_name) {
+  const OrtApi *api = ep->api;
+  if (ep->n_records == ep->records_capacity) {
+    const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
+    fused_record *grown = realloc(ep->records, capacity * sizeof *grown);
+    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a fusion");
+    ep->records = grown;
+    ep->records_capacity = capacity;
+  }
+  fused_record r = {.node = f->node};
+  OrtStatus *st = NULL;
+  r.y_name = copy_name(api, f->y, &st);
+  if (st == NULL) r.x_name = copy_name(api, f->x, &st);
+  if (st == NULL && f->bias != NULL) r.bias_name = copy_name(api, f->bias, &st);
+  if (st == NULL && (r.y_name == NULL || r.x_name == NULL || (f->bias != NULL && !r.bias_name)))
+    st = actx_ep_error(api, ORT_FAIL, "out of memory recording a fusion (or an unnamed value)");
+  if (st != NULL) {
+    record_free(&r);
+    return st;
+  }
+  snprintf(r.label, sizeof r.label, "%s at '%s'", actx_ep_fusion_name(f), core_name);
+  ep->records[ep->n_records++] = r;
+  return NULL;
+}
+
+/* Whether node is one of the n nodes in list. */
+static bool listed(const OrtNode *const *list, size_t n, const OrtNode *node) {
+  for (size_t i = 0; i < n; i++)
+    if (list[i] == node) return true;
+  return false;
+}
+
+/* Takes the fused subgraph whose core is node, if there is one and the policy wants it; its
+ * nodes are appended to taken. */
+static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *node, OrtEpGraphSupportInfo *support,
+                             const OrtNodeFusionOptions *fusion_options, const OrtNode **taken,
+                             size_t *n_taken) {
+  const OrtApi *api = ep->api;
+  actx_ep_fusion f;
+  bool found = false;
+  OrtStatus *st = actx_ep_match_fusion(api, node, &f, &found);
+  if (st != NULL || !found) return st;
+  for (size_t i = 0; i < f.n_nodes; i++) {
+    const char *assigned = NULL;
+    if (listed(taken, *n_taken, f.nodes[i])) return NULL;
+    if ((st = api->Node_GetEpName(f.nodes[i], &assigned)) != NULL) return st;
+    if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
+      return NULL; /* an earlier EP took part of it */
+  }
+  const char *name = NULL;
+  if ((st = api->Node_GetName(node, &name)) != NULL) return st;
+  if (name == NULL) name = "";
+  bool take = false;
+  const char *why = NULL;
+  if ((st = policy_takes_fusion(ep, &f, &take, &why)) != NULL) return st;
+  if (!take) {
+    actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+                "actx: declined %s at '%s' (%zu nodes): %s", actx_ep_fusion_name(&f), name,
+                f.n_nodes, why);
+    return NULL;
+  }
+  if ((st = add_record(ep, &f, name)) != NULL) return st;
+  actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+              "actx: claimed %s at '%s' as one node (%zu nodes, %s, %s, %lld elements)",
+              actx_ep_fusion_name(&f), name, f.n_nodes, actx_ep_kind_name(f.node.kind),
+              actx_dtype_name(f.node.dtype), (long long)f.node.elements);
+  if ((st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, f.nodes, f.n_nodes,
+                                                          fusion_options)) != NULL)
+    return st;
+  for (size_t i = 0; i < f.n_nodes; i++) taken[(*n_taken)++] = f.nodes[i];
+  return NULL;
+}
+
 static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
                                     OrtEpGraphSupportInfo *support) {
   actx_ep *ep = (actx_ep *)self;
@@ -96,15 +225,23 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
   size_t n = 0;
   OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
   if (st != NULL || n == 0) return st;
-  const OrtNode **nodes = malloc(n * sizeof *nodes);
+  /* nodes, then the nodes taken as parts of fused subgraphs (each node at most once) */
+  const OrtNode **nodes = malloc(2 * n * sizeof *nodes);
   if (nodes == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
+  const OrtNode **taken = nodes + n;
+  size_t n_taken = 0;
   if ((st = api->Graph_GetNodes(graph, nodes, n)) != NULL) goto done;
 
   /* ORT copies the fusion options; drop_constant_initializers false: a constant input (a
-   * BiasGelu bias) is passed to Compute like any other. */
+   * BiasGelu bias, a subgraph's √2) is passed to Compute like any other. */
   const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
                                        .drop_constant_initializers = false};
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (!listed(taken, n_taken, nodes[i]))
+      st = try_fusion(ep, nodes[i], support, &fusion, taken, &n_taken);
+
   for (size_t i = 0; i < n && st == NULL; i++) {
+    if (listed(taken, n_taken, nodes[i])) continue;
     const char *assigned = NULL;
     if ((st = api->Node_GetEpName(nodes[i], &assigned)) != NULL) break;
     if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
@@ -140,6 +277,33 @@ static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **info
   for (size_t i = 0; i < n; i++) actx_ep_kernel_release(infos[i]);
 }
 
+/* The record of the fused subgraph ORT made fused_node for: its output is the subgraph's y and
+ * one of its inputs the subgraph's x. */
+static OrtStatus *find_record(const actx_ep *ep, const OrtNode *fused_node,
+                              const fused_record **out) {
+  *out = NULL;
+  const OrtApi *api = ep->api;
+  const OrtValueInfo *y = NULL;
+  const char *y_name = NULL;
+  OrtStatus *st = actx_ep_node_output(api, fused_node, &y);
+  if (st == NULL && y != NULL) st = api->GetValueInfoName(y, &y_name);
+  if (st != NULL || y_name == NULL) return st;
+  /* every node of a fused subgraph has at most two inputs */
+  const OrtValueInfo *in[2 * ACTX_EP_MAX_FUSED_NODES];
+  const size_t max_in = sizeof in / sizeof in[0];
+  size_t n_in = 0;
+  if ((st = actx_ep_node_inputs(api, fused_node, in, max_in, &n_in)) != NULL) return st;
+  for (size_t r = 0; r < ep->n_records && *out == NULL; r++) {
+    if (strcmp(ep->records[r].y_name, y_name) != 0) continue;
+    for (size_t i = 0; i < n_in && i < max_in; i++) {
+      const char *name = NULL;
+      if (in[i] != NULL && (st = api->GetValueInfoName(in[i], &name)) != NULL) return st;
+      if (name != NULL && strcmp(name, ep->records[r].x_name) == 0) *out = &ep->records[r];
+    }
+  }
+  return NULL;
+}
+
 static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode **fused_nodes,
                              size_t count, OrtNodeComputeInfo **infos, OrtNode **ep_context_nodes) {
   (void)ep_context_nodes; /* we never write EPContext models */
@@ -151,13 +315,21 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
   for (size_t i = 0; i < count && st == NULL; i++) {
     size_t n = 0;
     if ((st = api->Graph_GetNumNodes(graphs[i], &n)) != NULL) break;
-    if (n != 1) {
-      st = actx_ep_error(api, ORT_EP_FAIL, "expected one node per fused graph, got %zu", n);
+    if (n == 1) { /* a single node we claimed */
+      const OrtNode *node = NULL;
+      if ((st = api->Graph_GetNodes(graphs[i], &node, 1)) != NULL) break;
+      st = actx_ep_kernel_create(api, node, fused_nodes[i], &infos[i]);
+      continue;
+    }
+    const fused_record *r = NULL;
+    if ((st = find_record(ep, fused_nodes[i], &r)) != NULL) break;
+    if (r == NULL) {
+      st = actx_ep_error(api, ORT_EP_FAIL,
+                         "a fused graph of %zu nodes that GetCapability did not record", n);
       break;
     }
-    const OrtNode *node = NULL;
-    if ((st = api->Graph_GetNodes(graphs[i], &node, 1)) != NULL) break;
-    st = actx_ep_kernel_create(api, node, fused_nodes[i], &infos[i]);
+    st = actx_ep_kernel_create_fused(api, &r->node, r->x_name, r->bias_name, r->label,
+                                     fused_nodes[i], &infos[i]);
   }
   if (st != NULL) { /* all or nothing: free what was built and hand ORT only NULLs */
     for (size_t i = 0; i < count; i++) {
@@ -195,4 +367,10 @@ OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
   return NULL;
 }
 
-void actx_ep_release(OrtEp *ep) { free(ep); }
+void actx_ep_release(OrtEp *base) {
+  actx_ep *ep = (actx_ep *)base;
+  if (ep == NULL) return;
+  for (size_t i = 0; i < ep->n_records; i++) record_free(&ep->records[i]);
+  free(ep->records);
+  free(ep);
+}

@@ -1,5 +1,8 @@
-/* Recognises nodes that ORT would fuse with their neighbours if we left them alone: an Erf,
+/* Recognises lone nodes that ORT would fuse with their neighbours if we left them alone: an Erf,
  * Tanh or Sigmoid at the core of an exported activation subgraph, or a Gelu after a bias Add.
+ * It decides about a node the EP did not take as part of a whole fused subgraph (fusion.c):
+ * under `auto` that is a subgraph ORT would fuse into the same bits but that is too small for us
+ * to win, or one ORT runs differently (float16, or a spelling its fusions miss).
  *
  * ORT runs its graph optimisations in two phases around partitioning: level 1 (ONNX-only
  * rewrites) before the EPs' GetCapability, level 2 and up after it, and only on nodes assigned
@@ -18,93 +21,39 @@
 #include "actx_ep.h"
 
 /* Relative tolerance when comparing a constant with √2, 1/√2, √(2/π) or 1. ORT accepts both
- * float √2 and the 1.4142099... some exporters use (relative difference 1.5e-6). */
+ * float √2 and the 1.4142099... some exporters use (relative difference 1.5e-6). A float16 or
+ * bfloat16 constant is further off by its own rounding (float16 √2 by 1.1e-4). */
 #define CONSTANT_TOLERANCE 1e-4
+#define HALF_CONSTANT_TOLERANCE 1e-2
 #define SQRT_2 1.4142135623730951
 #define SQRT_2_SHORT 1.4142099618911743 /* the value some exporters write */
 #define SQRT_1_2 0.7071067811865476
 
-static float half_to_float(uint16_t h) {
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  float v;
-  if (exp == 0)
-    v = ldexpf((float)mant, -24);
-  else if (exp == 31)
-    v = mant ? NAN : INFINITY;
-  else
-    v = ldexpf((float)(mant | 0x400), exp - 25);
-  return sign ? -v : v;
+/* A one-element constant initializer (of any rank); *ok false if value is not one. */
+static OrtStatus *scalar_constant(const OrtApi *api, const OrtValueInfo *value,
+                                  actx_ep_constant *out, bool *ok) {
+  return actx_ep_scalar_constant(api, value, out, ok);
 }
 
-/* The value of a scalar (one-element) constant initializer; *ok false if value is not one. */
-static OrtStatus *scalar_constant(const OrtApi *api, const OrtValueInfo *value, double *out,
-                                  bool *ok) {
-  *ok = false;
-  if (value == NULL) return NULL;
-  bool is_const = false;
-  OrtStatus *st = api->ValueInfo_IsConstantInitializer(value, &is_const);
-  if (st != NULL || !is_const) return st;
-  const OrtValue *tensor = NULL;
-  if ((st = api->ValueInfo_GetInitializerValue(value, &tensor)) != NULL || tensor == NULL)
-    return st;
-  ONNXTensorElementDataType type;
-  const int64_t *dims = NULL;
-  size_t rank = 0;
-  if ((st = api->GetTensorElementTypeAndShapeDataReference(tensor, &type, &dims, &rank)) != NULL)
-    return st;
-  for (size_t i = 0; i < rank; i++)
-    if (dims[i] != 1) return NULL;
-  const void *data = NULL;
-  if ((st = api->GetTensorData(tensor, &data)) != NULL || data == NULL) return st;
-  switch (type) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
-      float f;
-      memcpy(&f, data, sizeof f);
-      *out = f;
-      break;
-    }
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: memcpy(out, data, sizeof *out); break;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
-      uint16_t h;
-      memcpy(&h, data, sizeof h);
-      *out = half_to_float(h);
-      break;
-    }
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
-      uint16_t b;
-      memcpy(&b, data, sizeof b);
-      const uint32_t bits = (uint32_t)b << 16;
-      float f;
-      memcpy(&f, &bits, sizeof f);
-      *out = f;
-      break;
-    }
-    default: return NULL;
-  }
-  *ok = true;
-  return NULL;
-}
-
-static bool near(double v, double want) {
-  return fabs(v - want) <= CONSTANT_TOLERANCE * fabs(want);
+static bool near(const actx_ep_constant *c, double want) {
+  const bool half = c->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ||
+                    c->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
+  return fabs(c->value - want) <=
+         (half ? HALF_CONSTANT_TOLERANCE : CONSTANT_TOLERANCE) * fabs(want);
 }
 
 static bool is_op(const OrtApi *api, const OrtNode *node, const char *op_type, OrtStatus **st) {
-  if (node == NULL) return false;
-  const char *domain = NULL, *type = NULL;
-  if ((*st = api->Node_GetDomain(node, &domain)) != NULL) return false;
-  if ((*st = api->Node_GetOperatorType(node, &type)) != NULL) return false;
-  return (domain == NULL || domain[0] == '\0' || strcmp(domain, "ai.onnx") == 0) &&
-         strcmp(type, op_type) == 0;
+  bool is = false;
+  *st = actx_ep_node_is(api, node, op_type, NULL, &is);
+  return *st == NULL && is;
 }
 
 /* A two-input node's inputs (NULL-filled if it has another count). */
 static OrtStatus *two_inputs(const OrtApi *api, const OrtNode *node, const OrtValueInfo *in[2]) {
-  in[0] = in[1] = NULL;
   size_t n = 0;
-  OrtStatus *st = api->Node_GetNumInputs(node, &n);
-  if (st != NULL || n != 2) return st;
-  return api->Node_GetInputs(node, in, 2);
+  OrtStatus *st = actx_ep_node_inputs(api, node, in, 2, &n);
+  if (st == NULL && n != 2) in[0] = in[1] = NULL;
+  return st;
 }
 
 /* The node's first input and output, and the output's only consumer (NULL if it has none or
@@ -115,58 +64,13 @@ typedef struct node_edges {
   const OrtNode *consumer; /* the single consumer of output */
 } node_edges;
 
-static OrtStatus *single_consumer(const OrtApi *api, const OrtValueInfo *value,
-                                  const OrtNode **consumer) {
-  *consumer = NULL;
-  bool graph_output = false;
-  OrtStatus *st = api->ValueInfo_IsGraphOutput(value, &graph_output);
-  if (st != NULL || graph_output) return st;
-  size_t n = 0;
-  if ((st = api->ValueInfo_GetValueNumConsumers(value, &n)) != NULL || n != 1) return st;
-  int64_t input_index = 0;
-  return api->ValueInfo_GetValueConsumers(value, consumer, &input_index, 1);
-}
-
 static OrtStatus *read_edges(const OrtApi *api, const OrtNode *node, node_edges *e) {
   memset(e, 0, sizeof *e);
   OrtStatus *st = api->Node_GetInputs(node, &e->input, 1);
   if (st == NULL) st = api->Node_GetOutputs(node, &e->output, 1);
   if (st != NULL || e->input == NULL || e->output == NULL) return st;
-  size_t out_index = 0;
-  if ((st = api->ValueInfo_GetValueProducer(e->input, &e->producer, &out_index)) != NULL) return st;
-  return single_consumer(api, e->output, &e->consumer);
-}
-
-/* Whether two value infos name the same graph value. */
-static OrtStatus *same_value(const OrtApi *api, const OrtValueInfo *a, const OrtValueInfo *b,
-                             bool *out) {
-  *out = false;
-  if (a == NULL || b == NULL) return NULL;
-  if (a == b) {
-    *out = true;
-    return NULL;
-  }
-  const char *na = NULL, *nb = NULL;
-  OrtStatus *st = api->GetValueInfoName(a, &na);
-  if (st == NULL) st = api->GetValueInfoName(b, &nb);
-  if (st == NULL && na != NULL && nb != NULL) *out = strcmp(na, nb) == 0;
-  return st;
-}
-
-/* For a two-input node with `value` as one input: the other input (NULL if value is not an
- * input or the node has another input count). */
-static OrtStatus *other_input(const OrtApi *api, const OrtNode *node, const OrtValueInfo *value,
-                              const OrtValueInfo **other) {
-  *other = NULL;
-  const OrtValueInfo *in[2];
-  OrtStatus *st = two_inputs(api, node, in);
-  if (st != NULL || in[0] == NULL || in[1] == NULL) return st;
-  for (int i = 0; i < 2 && *other == NULL; i++) {
-    bool same = false;
-    if ((st = same_value(api, in[i], value, &same)) != NULL) return st;
-    if (same) *other = in[1 - i];
-  }
-  return NULL;
+  if ((st = actx_ep_value_producer(api, e->input, &e->producer)) != NULL) return st;
+  return actx_ep_single_consumer(api, e->output, &e->consumer);
 }
 
 /* Whether node (two inputs) combines `value` with a scalar constant near `want`. */
@@ -174,12 +78,12 @@ static OrtStatus *has_constant_operand(const OrtApi *api, const OrtNode *node,
                                        const OrtValueInfo *value, double want, bool *out) {
   *out = false;
   const OrtValueInfo *other = NULL;
-  OrtStatus *st = other_input(api, node, value, &other);
+  OrtStatus *st = actx_ep_other_input(api, node, value, &other);
   if (st != NULL || other == NULL) return st;
-  double c = 0;
+  actx_ep_constant c;
   bool ok = false;
   if ((st = scalar_constant(api, other, &c, &ok)) != NULL) return st;
-  *out = ok && near(c, want);
+  *out = ok && near(&c, want);
   return NULL;
 }
 
@@ -191,15 +95,15 @@ static OrtStatus *erf_in_gelu(const OrtApi *api, const node_edges *e, bool *out)
   const OrtValueInfo *in[2] = {NULL, NULL};
   if (e->producer != NULL && (st = two_inputs(api, e->producer, in)) != NULL) return st;
   if (in[0] == NULL || in[1] == NULL) return NULL;
-  double c = 0;
+  actx_ep_constant c;
   bool ok = false;
   if (is_op(api, e->producer, "Div", &st)) {
     if ((st = scalar_constant(api, in[1], &c, &ok)) != NULL) return st;
-    scaled = ok && (near(c, SQRT_2) || near(c, SQRT_2_SHORT));
+    scaled = ok && (near(&c, SQRT_2) || near(&c, SQRT_2_SHORT));
   } else if (st == NULL && is_op(api, e->producer, "Mul", &st)) {
     for (int i = 0; i < 2 && !scaled; i++) {
       if ((st = scalar_constant(api, in[i], &c, &ok)) != NULL) return st;
-      scaled = ok && near(c, SQRT_1_2);
+      scaled = ok && near(&c, SQRT_1_2);
     }
   }
   if (st != NULL || !scaled) return st;
@@ -224,9 +128,9 @@ static OrtStatus *sigmoid_in_silu(const OrtApi *api, const node_edges *e, bool *
   OrtStatus *st = NULL;
   if (!is_op(api, e->consumer, "Mul", &st)) return st;
   const OrtValueInfo *x = NULL;
-  if ((st = other_input(api, e->consumer, e->output, &x)) != NULL || x == NULL) return st;
+  if ((st = actx_ep_other_input(api, e->consumer, e->output, &x)) != NULL || x == NULL) return st;
   bool same = false;
-  if ((st = same_value(api, x, e->input, &same)) != NULL) return st;
+  if ((st = actx_ep_same_value(api, x, e->input, &same)) != NULL) return st;
   if (same) { /* x · sigmoid(x) */
     *out = true;
     return NULL;
@@ -234,21 +138,21 @@ static OrtStatus *sigmoid_in_silu(const OrtApi *api, const node_edges *e, bool *
   /* x · sigmoid(α·x): the Sigmoid input is Mul(x, α) with the same x */
   if (!is_op(api, e->producer, "Mul", &st)) return st;
   const OrtValueInfo *alpha = NULL;
-  if ((st = other_input(api, e->producer, x, &alpha)) != NULL || alpha == NULL) return st;
-  double a = 0;
+  if ((st = actx_ep_other_input(api, e->producer, x, &alpha)) != NULL || alpha == NULL) return st;
+  actx_ep_constant a;
   return scalar_constant(api, alpha, &a, out);
 }
 
 /* Add(x, bias) → Gelu, where one Add input is 1-D and as long as the other's last dimension:
  * ORT's BiasGeluFusion turns the pair into BiasGelu (FastGelu for the tanh forms). The Add must
  * feed only the Gelu and not be a graph output. Measured: ORT's Add + our Gelu is slower than
- * ORT's fused BiasGelu (docs/ep-policy.md); taking both as one node is later work. */
+ * ORT's fused BiasGelu (docs/ep-policy.md); fusion.c takes the pair as one node where it can. */
 static OrtStatus *gelu_after_bias_add(const OrtApi *api, const node_edges *e, bool *out) {
   *out = false;
   OrtStatus *st = NULL;
   if (!is_op(api, e->producer, "Add", &st)) return st;
   const OrtNode *add_consumer = NULL;
-  if ((st = single_consumer(api, e->input, &add_consumer)) != NULL || add_consumer == NULL)
+  if ((st = actx_ep_single_consumer(api, e->input, &add_consumer)) != NULL || add_consumer == NULL)
     return st;
   const OrtValueInfo *in[2];
   if ((st = two_inputs(api, e->producer, in)) != NULL || in[0] == NULL || in[1] == NULL) return st;

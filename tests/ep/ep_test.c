@@ -73,6 +73,8 @@ int ep_session_create(const uint8_t *model, size_t size, const ep_session_spec *
   o.n_config = spec->n_config;
   o.config_keys = spec->config_keys;
   o.config_values = spec->config_values;
+  o.optimized_model_path = spec->optimized_model_path;
+  o.profile_prefix = spec->profile_prefix;
   const char *keys[8], *values[8];
   size_t n = 0;
   if (spec->policy != NULL) {
@@ -146,7 +148,7 @@ static uint64_t next_random(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
-static uint16_t float_to_half(float f) { /* round to nearest even, enough for test inputs */
+uint16_t ep_float_to_half(float f) { /* round to nearest even, enough for test inputs */
   uint32_t x;
   memcpy(&x, &f, sizeof x);
   const uint32_t sign = (x >> 16) & 0x8000;
@@ -169,7 +171,7 @@ static uint16_t float_to_half(float f) { /* round to nearest even, enough for te
   return (uint16_t)(sign | h);
 }
 
-static uint16_t float_to_bf16(float f) {
+uint16_t ep_float_to_bf16(float f) {
   uint32_t x;
   memcpy(&x, &f, sizeof x);
   if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
@@ -209,8 +211,8 @@ void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed) {
     }
     switch (elem_type) {
       case ACTX_ELEM_FLOAT: ((float *)data)[i] = v; break;
-      case ACTX_ELEM_FLOAT16: ((uint16_t *)data)[i] = float_to_half(v); break;
-      case ACTX_ELEM_BFLOAT16: ((uint16_t *)data)[i] = float_to_bf16(v); break;
+      case ACTX_ELEM_FLOAT16: ((uint16_t *)data)[i] = ep_float_to_half(v); break;
+      case ACTX_ELEM_BFLOAT16: ((uint16_t *)data)[i] = ep_float_to_bf16(v); break;
       default: break;
     }
   }
@@ -218,38 +220,10 @@ void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed) {
 
 int ep_optimized_node_count(const uint8_t *model, size_t size, const char *policy, const char *path,
                             size_t *n_nodes, actx_ort_error *err) {
-  /* host.h has no option for SetOptimizedModelFilePath, so this builds the session itself */
-  const OrtApi *api = actx_ort_api(err);
-  OrtEnv *env = actx_ort_env(err);
-  if (api == NULL || env == NULL) return -1;
-  OrtSessionOptions *so = NULL;
-  OrtSession *session = NULL;
-  const OrtEpDevice **chosen = NULL;
-  int rc = actx_ort_check(api->CreateSessionOptions(&so), "CreateSessionOptions", err);
-  if (rc == 0) rc = actx_ort_check(api->SetIntraOpNumThreads(so, 1), "SetIntraOpNumThreads", err);
-  if (rc == 0)
-    rc = actx_ort_check(api->SetOptimizedModelFilePath(so, path), "SetOptimizedModelFilePath", err);
-  if (rc == 0 && policy != NULL) {
-    const OrtEpDevice *const *devices = NULL;
-    size_t n = 0, n_chosen = 0;
-    rc = actx_ort_register_ep_library(g_ep_library, err);
-    if (rc == 0) rc = actx_ort_check(api->GetEpDevices(env, &devices, &n), "GetEpDevices", err);
-    if (rc == 0 && (chosen = calloc(n + 1, sizeof *chosen)) == NULL) rc = -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-      if (strcmp(api->EpDevice_EpName(devices[i]), "actx") == 0) chosen[n_chosen++] = devices[i];
-    const char *key = "policy";
-    if (rc == 0)
-      rc = actx_ort_check(api->SessionOptionsAppendExecutionProvider_V2(so, env, chosen, n_chosen,
-                                                                        &key, &policy, 1),
-                          "SessionOptionsAppendExecutionProvider_V2", err);
-  }
-  if (rc == 0)
-    rc = actx_ort_check(api->CreateSessionFromArray(env, model, size, so, &session),
-                        "CreateSessionFromArray", err);
-  if (session != NULL) api->ReleaseSession(session);
-  if (so != NULL) api->ReleaseSessionOptions(so);
-  free(chosen);
-  if (rc != 0) return -1;
+  const ep_session_spec spec = {.policy = policy, .threads = 1, .optimized_model_path = path};
+  actx_ort_session *session = NULL;
+  if (ep_session_create(model, size, &spec, &session, err) != 0) return -1;
+  actx_ort_session_free(session);
 
   uint8_t *bytes = NULL;
   size_t n_bytes = 0;

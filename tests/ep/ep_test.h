@@ -61,6 +61,8 @@ typedef struct ep_session_spec {
   const char *const *ep_option_keys, *const *ep_option_values;
   size_t n_config;
   const char *const *config_keys, *const *config_values;
+  const char *optimized_model_path; /* see actx_ort_session_options */
+  const char *profile_prefix;
 } ep_session_spec;
 
 int ep_session_create(const uint8_t *model, size_t size, const ep_session_spec *spec,
@@ -85,6 +87,10 @@ long ep_first_difference(const void *a, const void *b, size_t bytes);
  * many magnitudes and the special values (±0, ±inf, NaN, denormals, ±max, values around the
  * kernels' clamp points), reproducibly from seed. */
 void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed);
+
+/* float → float16 / bfloat16 bits, rounding to nearest even. */
+uint16_t ep_float_to_half(float f);
+uint16_t ep_float_to_bf16(float f);
 
 /* Creates a session (policy NULL: ORT alone) that saves its optimised graph to path, and
  * counts that graph's nodes: how far ORT's own fusions got. A graph with nodes compiled by an

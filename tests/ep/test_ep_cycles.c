@@ -5,13 +5,34 @@
  *
  * usage: test_ep_cycles <absolute path of libactx_ep.so> [cycles, default 200]
  *
- * Each cycle also creates a session whose CreateEp fails (a bad option) and one with the
- * EP declining everything, so the error and empty paths are covered too. The outputs must stay
- * bit-identical across cycles. */
+ * Each cycle also creates a session whose CreateEp fails (a bad option), one with the EP
+ * declining everything, and one on an exported Add(bias) → erf GELU subgraph the EP fuses into
+ * one node (the path that records fusions at GetCapability for Compile), so the error, empty
+ * and fused paths are covered too. The outputs must stay bit-identical across cycles. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ep_test.h"
+#include "pattern_models.h"
+
+/* The fused subgraph: its output, and whether all six nodes ran as one actx node. */
+static void *run_fused(const ep_pattern_model *pm, const float *x, const int64_t *dims, int c,
+                       size_t *bytes) {
+  actx_ort_session *s = NULL;
+  actx_ort_error err;
+  const ep_session_spec all = {.policy = "all", .threads = 1};
+  if (ep_session_create(pm->bytes, pm->size, &all, &s, &err) != 0) {
+    CHECK(false, "cycle %d: fused: %s", c, err.message);
+    return NULL;
+  }
+  const long on_actx = actx_ort_count_nodes_on(s, "actx", &err);
+  CHECK(on_actx == (long)pm->n_pattern_nodes, "cycle %d: %ld of %zu nodes fused on actx", c,
+        on_actx, pm->n_pattern_nodes);
+  void *y = ep_run(s, ACTX_ELEM_FLOAT, x, 2, dims, NULL, 0, NULL, bytes);
+  CHECK(y != NULL, "cycle %d: fused run", c);
+  actx_ort_session_free(s);
+  return y;
+}
 
 int main(int argc, char **argv) {
   if (ep_test_init(argc, argv) != 0) return 2;
@@ -31,9 +52,13 @@ int main(int argc, char **argv) {
   float x[4 * 96], bias[96];
   ep_fill_inputs(ACTX_ELEM_FLOAT, x, 4 * 96, 1);
   ep_fill_inputs(ACTX_ELEM_FLOAT, bias, 96, 2);
+  const ep_pattern_spec pattern = {
+      .family = EP_PATTERN_ERF_GELU, .rank = 2, .dims = {4, 96}, .bias = true};
+  ep_pattern_model pm;
+  if (ep_pattern_build(&pattern, 3, &pm) != 0) return 1;
 
-  void *first = NULL;
-  size_t first_bytes = 0;
+  void *first = NULL, *first_fused = NULL;
+  size_t first_bytes = 0, first_fused_bytes = 0;
   for (int c = 0; c < cycles; c++) {
     actx_ort_error err;
     actx_ort_session *s = NULL;
@@ -57,6 +82,17 @@ int main(int argc, char **argv) {
     }
     actx_ort_session_free(s);
 
+    size_t fused_bytes = 0;
+    void *fused = run_fused(&pm, x, spec.dims, c, &fused_bytes);
+    if (first_fused == NULL) {
+      first_fused = fused;
+      first_fused_bytes = fused_bytes;
+    } else if (fused != NULL) {
+      CHECK(fused_bytes == first_fused_bytes && memcmp(fused, first_fused, fused_bytes) == 0,
+            "cycle %d: fused output changed", c);
+      free(fused);
+    }
+
     const ep_session_spec bad = {.policy = "sometimes", .threads = 1};
     CHECK(ep_session_create(model, size, &bad, &s, &err) != 0, "cycle %d: bad option accepted", c);
     const ep_session_spec none = {.policy = "none", .threads = 1};
@@ -69,6 +105,8 @@ int main(int argc, char **argv) {
     if (g_failures) break;
   }
   free(first);
+  free(first_fused);
+  ep_pattern_model_free(&pm);
   free(model);
   printf("%d cycles, %d failures\n", cycles, g_failures);
   return g_failures ? 1 : 0;

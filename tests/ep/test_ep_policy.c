@@ -8,8 +8,10 @@
  *     ep.actx.policy; a bad value or an unknown key fails session creation with a message naming
  *     it;
  *   - exported activation subgraphs (erf GELU, tanh GELU, SiLU, QuickGelu) and Add(bias) →
- *     Gelu: `auto` leaves their Erf / Tanh / Sigmoid / Gelu to ORT, which then fuses the
- *     subgraph into one kernel of its own; `all` takes the node, and the fusion does not happen.
+ *     Gelu: where the table says ORT's fused kernel wins (1 Ki elements), `auto` leaves the whole
+ *     subgraph to ORT, which fuses it into one kernel of its own (never taking its Erf / Tanh /
+ *     Sigmoid alone, which would stop that fusion); where ours wins (64 Ki) `auto` takes the whole
+ *     subgraph as one node; `all` always takes it (test_ep_fusion.c checks the variants).
  * For opset 20 the erf GELU is fused by ORT before partitioning, and the fused ai.onnx Gelu is
  * ours. This is also the experiment behind the note in ep/ep.c on which graph GetCapability sees.
  */
@@ -229,10 +231,11 @@ static void test_options(void) {
 
 typedef enum pattern_kind { ERF_GELU, TANH_GELU, SILU, QUICK_GELU_PATTERN, ADD_GELU } pattern_kind;
 
-/* x: [64, 1024] float. The core node (Erf / Tanh / Sigmoid) is named EP_TEST_NODE. */
-static int build_pattern(pattern_kind kind, int64_t opset, uint8_t **bytes, size_t *size) {
+/* x: [rows, 1024] float. The core node (Erf / Tanh / Sigmoid) is named EP_TEST_NODE. */
+static int build_pattern(pattern_kind kind, int64_t opset, int64_t rows, uint8_t **bytes,
+                         size_t *size) {
   actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, opset, 0);
-  const int64_t dims[2] = {64, 1024};
+  const int64_t dims[2] = {rows, 1024};
   actx_model_add_input(m, "x", ACTX_ELEM_FLOAT, 2, dims, NULL);
   actx_model_add_output(m, "y", ACTX_ELEM_FLOAT, 2, dims, NULL);
   const float sqrt2 = 1.4142135623730951f, one = 1.0f, half = 0.5f, c = 0.044715f,
@@ -333,65 +336,88 @@ static void print_assignments(const actx_ort_session *s) {
   free(list);
 }
 
+/* How many of the session's nodes each EP runs. */
+static void count_on(const actx_ort_session *s, size_t *on_actx, size_t *total) {
+  actx_ort_assignment *list = NULL;
+  size_t n = 0;
+  actx_ort_error err;
+  *on_actx = *total = 0;
+  if (actx_ort_session_assignments(s, &list, &n, &err) != 0) return;
+  for (size_t i = 0; i < n; i++) *on_actx += strcmp(list[i].ep_name, "actx") == 0;
+  *total = n;
+  free(list);
+}
+
 static void test_patterns(void) {
   static const struct {
     const char *label;
     pattern_kind kind;
     int64_t opset;
-    const char *core_op; /* the node we must not take under auto */
-    size_t fused_nodes;  /* nodes left once ORT fused the subgraph */
+    const char *core_op;  /* the node we must not take alone under auto */
+    size_t fused_nodes;   /* nodes left once ORT fused the subgraph */
+    size_t pattern_nodes; /* the subgraph's nodes, all ours when we take it */
+    actx_ep_kind as_kind; /* the kernel it amounts to: the row of the table */
   } cases[] = {
-      {"erf GELU, opset 17", ERF_GELU, 17, "Erf", 1},
-      {"tanh GELU, opset 17", TANH_GELU, 17, "Tanh", 2},
-      {"SiLU, opset 17", SILU, 17, "Sigmoid", 1},
-      {"QuickGelu pattern, opset 17", QUICK_GELU_PATTERN, 17, "Sigmoid", 1},
-      {"Add(bias) + Gelu, opset 20", ADD_GELU, 20, "Gelu", 1},
+      {"erf GELU, opset 17", ERF_GELU, 17, "Erf", 1, 5, ACTX_EP_MS_GELU},
+      {"tanh GELU, opset 17", TANH_GELU, 17, "Tanh", 2, 9, ACTX_EP_FAST_GELU},
+      {"SiLU, opset 17", SILU, 17, "Sigmoid", 1, 2, ACTX_EP_QUICK_GELU},
+      {"QuickGelu pattern, opset 17", QUICK_GELU_PATTERN, 17, "Sigmoid", 1, 3, ACTX_EP_QUICK_GELU},
+      {"Add(bias) + Gelu, opset 20", ADD_GELU, 20, "Gelu", 1, 2, ACTX_EP_BIAS_GELU},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    uint8_t *model = NULL;
-    size_t size = 0;
-    if (build_pattern(cases[i].kind, cases[i].opset, &model, &size) != 0) continue;
-    /* ORT alone and auto: ORT's fusion happens (one node left); the assignment, recorded
-     * at partitioning, shows the core node on ORT's CPU EP. */
-    const char *policies[] = {NULL, "auto", "all"};
-    for (size_t p = 0; p < 3; p++) {
-      const char *label = policies[p] ? policies[p] : "ORT alone";
-      if (p < 2) {
-        size_t n_nodes = 0;
+  const int64_t sizes[] = {1, 64}; /* rows of 1024: 1 Ki and 64 Ki elements */
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t r = 0; r < 2; r++) {
+      uint8_t *model = NULL;
+      size_t size = 0;
+      if (build_pattern(cases[i].kind, cases[i].opset, sizes[r], &model, &size) != 0) continue;
+      const int64_t elements = sizes[r] * 1024;
+      const bool auto_takes =
+          actx_ep_policy_auto_claims(cases[i].as_kind, ACTX_F32, elements, elements);
+      const char *policies[] = {NULL, "auto", "all"};
+      for (size_t p = 0; p < 3; p++) {
+        const char *label = policies[p] ? policies[p] : "ORT alone";
+        const bool ours = p == 2 || (p == 1 && auto_takes);
+        if (!ours) {
+          /* ORT keeps the subgraph and fuses it (a graph with our nodes cannot be saved) */
+          size_t n_nodes = 0;
+          actx_ort_error err;
+          const int rc = ep_optimized_node_count(model, size, policies[p],
+                                                 "ep_policy_optimized.onnx", &n_nodes, &err);
+          CHECK(rc == 0 && n_nodes == cases[i].fused_nodes,
+                "%s, %lld elements, %s: %zu nodes after ORT's optimisations %s", cases[i].label,
+                (long long)elements, label, n_nodes, rc ? err.message : "");
+          printf("  %s, %lld elements, %s: %zu node(s) after optimisation\n", cases[i].label,
+                 (long long)elements, label, n_nodes);
+        }
+        const ep_session_spec ss = {.policy = policies[p], .threads = 1};
+        actx_ort_session *s = NULL;
         actx_ort_error err;
-        const int rc = ep_optimized_node_count(model, size, policies[p], "ep_policy_optimized.onnx",
-                                               &n_nodes, &err);
-        CHECK(rc == 0 && n_nodes == cases[i].fused_nodes,
-              "%s, %s: %zu nodes after ORT's optimisations %s", cases[i].label, label, n_nodes,
-              rc ? err.message : "");
-        printf("  %s, %s: %zu node(s) after optimisation\n", cases[i].label, label, n_nodes);
+        if (ep_session_create(model, size, &ss, &s, &err) != 0) {
+          CHECK(false, "%s: %s", cases[i].label, err.message);
+          continue;
+        }
+        /* ours: the whole subgraph as one node; else none of it, its core least of all */
+        size_t on_actx = 0, total = 0;
+        count_on(s, &on_actx, &total);
+        CHECK(has_op_on(s, cases[i].core_op, "actx") == ours &&
+                  on_actx == (ours ? cases[i].pattern_nodes : 0),
+              "%s, %lld elements, %s: %zu of %zu nodes on actx, want %zu", cases[i].label,
+              (long long)elements, label, on_actx, total, ours ? cases[i].pattern_nodes : 0);
+        if (p == 2 && r == 0) {
+          printf("  %s, all:\n", cases[i].label);
+          print_assignments(s);
+        }
+        actx_ort_session_free(s);
       }
-      const ep_session_spec ss = {.policy = policies[p], .threads = 1};
-      actx_ort_session *s = NULL;
-      actx_ort_error err;
-      if (ep_session_create(model, size, &ss, &s, &err) != 0) {
-        CHECK(false, "%s: %s", cases[i].label, err.message);
-        continue;
-      }
-      const bool core_ours = has_op_on(s, cases[i].core_op, "actx");
-      /* all: GetCapability saw the subgraph unfused and we took its core, so ORT cannot fuse */
-      CHECK(core_ours == (p == 2), "%s, %s: %s on actx: %d", cases[i].label, label,
-            cases[i].core_op, core_ours);
-      if (p == 2) {
-        printf("  %s, all:\n", cases[i].label);
-        print_assignments(s);
-      }
-      actx_ort_session_free(s);
+      free(model);
     }
-    free(model);
-  }
   remove("ep_policy_optimized.onnx");
 
   /* opset 20: ORT fuses the erf GELU at level 1, before partitioning, into ai.onnx Gelu: that
-   * is the node GetCapability sees, and auto (1 Mi elements) takes it. */
+   * is the node GetCapability sees, and auto (64 Ki elements) takes it. */
   uint8_t *model = NULL;
   size_t size = 0;
-  if (build_pattern(ERF_GELU, 20, &model, &size) == 0) {
+  if (build_pattern(ERF_GELU, 20, 64, &model, &size) == 0) {
     const ep_session_spec ss = {.policy = "auto", .threads = 1};
     actx_ort_session *s = NULL;
     actx_ort_error err;

@@ -48,6 +48,7 @@ typedef int (*actx_ab_build_fn)(const actx_ab_case *c, actx_dtype dtype, size_t 
 struct actx_ab_case {
   const char *name;
   actx_ab_build_fn build;
+  int model; /* which model the multi-node builders make (see ab_cases.c); 0 otherwise */
   /* The single-node builder's parameters. */
   const char *op_type;
   const char *domain;      /* "" is ai.onnx */
@@ -60,6 +61,33 @@ struct actx_ab_case {
 
 /* The case table, in the order the tables print. */
 const actx_ab_case *actx_ab_cases(size_t *n);
+
+/* ---- BERT-base blocks ---------------------------------------------------------------------- */
+
+#define ACTX_AB_BERT_HIDDEN 768
+#define ACTX_AB_BERT_FFN 3072
+#define ACTX_AB_BERT_HEADS 12
+#define ACTX_AB_BERT_MAX_SEQ 512
+/* Every node of the blocks' GELU (its bias Add included) has a name starting with this. */
+#define ACTX_AB_GELU_PREFIX "gelu_"
+
+typedef enum actx_ab_block {
+  ACTX_AB_BERT_MLP = 1, /* X → MatMul 768×3072 → Add b1 → exported exact GELU → MatMul → Add b2 */
+  ACTX_AB_BERT_ENCODER, /* self-attention (12 heads), Add + LayerNorm, the MLP, Add + LayerNorm */
+} actx_ab_block;
+
+typedef struct actx_ab_block_spec {
+  actx_ab_block block;
+  size_t seq;       /* S */
+  actx_dtype dtype;
+  bool static_2d;   /* X [S, 768] with fixed sizes, instead of [batch, sequence, 768] symbolic as
+                       exporters write it (ORT then folds MatMul + Add into Gemm, bias and all) */
+} actx_ab_block_spec;
+
+/* Builds the block at opset 17 with random weights from seed, and its input X (uniform, variance
+ * 1). 0, or -1 with a message. */
+int actx_ab_build_block(const actx_ab_block_spec *spec, uint64_t seed, actx_ab_model *out,
+                        char *err, size_t err_size);
 
 /* Runs libactx on the model's first input as m->reference says, into y (m->elements elements
  * of the case's dtype). 0, or -1 with a message. */

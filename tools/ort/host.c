@@ -280,6 +280,13 @@ static int fill_session_options(const OrtApi *api, OrtEnv *env, OrtSessionOption
       actx_ort_check(api->AddSessionConfigEntry(so, RECORD_ASSIGNMENT_KEY, "1"),
                      "AddSessionConfigEntry(" RECORD_ASSIGNMENT_KEY ")", err) != 0)
     return -1;
+  if (opt->optimized_model_path != NULL &&
+      actx_ort_check(api->SetOptimizedModelFilePath(so, opt->optimized_model_path),
+                     "SetOptimizedModelFilePath", err) != 0)
+    return -1;
+  if (opt->profile_prefix != NULL &&
+      actx_ort_check(api->EnableProfiling(so, opt->profile_prefix), "EnableProfiling", err) != 0)
+    return -1;
   if (opt->ep_library_path != NULL) {
     if (opt->ep_name == NULL)
       return set_error(err, ORT_INVALID_ARGUMENT,
@@ -382,6 +389,26 @@ int actx_ort_session_create(const void *model, size_t model_size,
     return -1;
   }
   *out = s;
+  return 0;
+}
+
+int actx_ort_session_end_profiling(actx_ort_session *s, char *path, size_t path_size,
+                                   actx_ort_error *err) {
+  if (s == NULL || path == NULL || path_size == 0)
+    return set_error(err, ORT_INVALID_ARGUMENT, "end profiling: NULL argument");
+  path[0] = '\0';
+  OrtAllocator *allocator = NULL;
+  char *name = NULL;
+  if (actx_ort_check(g_api->GetAllocatorWithDefaultOptions(&allocator),
+                     "GetAllocatorWithDefaultOptions", err) != 0 ||
+      actx_ort_check(g_api->SessionEndProfiling(s->session, allocator, &name),
+                     "SessionEndProfiling", err) != 0)
+    return -1;
+  snprintf(path, path_size, "%s", name != NULL ? name : "");
+  if (name != NULL)
+    actx_ort_check(g_api->AllocatorFree(allocator, name), "AllocatorFree", NULL);
+  if (path[0] == '\0')
+    return set_error(err, ORT_FAIL, "end profiling: ORT wrote no profile (was it enabled?)");
   return 0;
 }
 

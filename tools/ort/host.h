@@ -69,6 +69,12 @@ typedef struct actx_ort_session_options {
   const char *const *config_values;
   /* Sets session.record_ep_graph_assignment_info=1 so actx_ort_session_assignments works. */
   bool record_assignments;
+  /* Not NULL: ORT writes the graph it will run, after all its optimisations, to this file
+   * (SetOptimizedModelFilePath). It cannot write one that has nodes compiled by an EP. */
+  const char *optimized_model_path;
+  /* Not NULL: ORT profiles every Run() into <prefix>_<date>.json (EnableProfiling); the
+   * file is complete once actx_ort_session_end_profiling has been called. */
+  const char *profile_prefix;
 } actx_ort_session_options;
 
 typedef struct actx_ort_session actx_ort_session;
@@ -111,8 +117,12 @@ int actx_ort_run(actx_ort_session *session, size_t n_inputs, const actx_ort_tens
                  actx_ort_tensor **outputs, size_t *n_outputs, actx_ort_error *err);
 void actx_ort_tensors_free(actx_ort_tensor *tensors, size_t n);
 
-/* One node and the EP it was assigned to. ORT records the graph as partitioned, after its basic
- * optimisations (a fusion done at a later level shows as its unfused nodes). */
+/* One node and the EP it was assigned to. ORT records each node when it assigns it to an EP:
+ * the graph as partitioned, after the level-1 optimisations and before the level-2 fusions
+ * (GeluFusion below opset 20, BiasGelu, FastGelu, QuickGelu, LayerNorm, ...). A subgraph ORT
+ * fuses later is listed as its original nodes and the fused node never appears, nor do the
+ * Casts ORT inserts afterwards around float16 nodes. To see the graph ORT finally runs, save it
+ * with optimized_model_path. */
 typedef struct actx_ort_assignment {
   char ep_name[64];
   char node_name[128];
@@ -126,6 +136,11 @@ int actx_ort_session_assignments(const actx_ort_session *session, actx_ort_assig
 /* How many of those nodes are assigned to ep_name (-1 on error). */
 long actx_ort_count_nodes_on(const actx_ort_session *session, const char *ep_name,
                              actx_ort_error *err);
+
+/* Ends the profiling of a session created with profile_prefix and writes the name of the
+ * profile file ORT wrote into path. */
+int actx_ort_session_end_profiling(actx_ort_session *session, char *path, size_t path_size,
+                                   actx_ort_error *err);
 
 /* Unregisters the EP libraries and releases the env, for leak checkers. Every session must be
  * freed first; afterwards the functions here start over on next use. Not thread-safe against them.

@@ -1,0 +1,498 @@
+/* Finds the activation subgraphs exporters write (PyTorch, TensorFlow, Megatron, ...) that one
+ * libactx call computes: exact GELU, tanh GELU, SiLU and QuickGelu, each optionally after an
+ * Add of a bias, and a Gelu / FastGelu node after such an Add.
+ *
+ * A subgraph is recognised by what it computes rather than by how it is spelt. From the core
+ * node (Erf, Tanh, Sigmoid) the matcher evaluates the core's argument as a polynomial in one
+ * value x: it walks back through Mul, Add, Div-by-a-constant and Pow(·, 2 or 3) nodes whose output
+ * feeds only that walk, and stops at constants and at x. So Div(x, √2) and Mul(1/√2, x), Pow(x, 3)
+ * and (x·x)·x, (√(2/π)·x)·(1 + 0.044715·x·x) and √(2/π)·(x + 0.044715·x³) are each one
+ * argument. After the core it follows the chain Add(·, 1) → Mul → Mul... multiplying in each
+ * Mul's other operand (a monomial in x), or dividing by a Div's constant, until the product is
+ * 0.5·x·(...), which covers every placement of the 0.5 (or the / 2). Whether ORT would have fused
+ * the same subgraph itself, and so whether our result is ORT's to the bit, is decided separately
+ * (ort_fusions.c). */
+#include <math.h>
+#include <string.h>
+
+#include "actx_ep.h"
+
+#define SQRT_2 1.4142135623730951
+#define SQRT_2_SHORT 1.4142099618911743 /* the √2 some BERT exporters write; ORT accepts it */
+#define SQRT_2_OVER_PI 0.7978845608028654
+#define CUBIC_COEFF 0.044715
+
+/* A polynomial in x of degree <= 3, the most an activation argument needs (x³). */
+#define MAX_DEGREE 3
+typedef struct poly {
+  double c[MAX_DEGREE + 1]; /* c[k]: coefficient of x^k */
+} poly;
+
+/* How deep the argument's expression may nest (the deepest spelling needs 4). */
+#define MAX_EXPR_DEPTH 8
+/* Mul / Div nodes after Add(core, 1) until the product is 0.5·x·(...): x and 0.5 apart. */
+#define MAX_CHAIN 3
+
+static const int BINARY_SINCE[] = {7, 13, 14, 0};
+static const int POW_SINCE[] = {7, 12, 13, 15, 0};
+static const int ERF_SINCE[] = {9, 13, 0};
+static const int ACTIVATION_SINCE[] = {6, 13, 0};
+
+/* State of one match attempt. */
+typedef struct matcher {
+  const OrtApi *api;
+  actx_ep_fusion *f;
+  double tolerance;    /* relative, for constants: the rounding of the element type */
+  bool rank1_constant; /* a [1]-shaped constant took part (it broadcasts a scalar x to [1]) */
+  bool failed;         /* the subgraph is not one we take (not an error) */
+} matcher;
+
+/* How far a constant (or a product or quotient of two) may be from the exact value, relative.
+ * float16 / bfloat16: 1.5 units of roundoff, so the correctly rounded constant passes and its
+ * neighbours do not. float32: 4 units, because exporters compute constants such as √(2/π) or
+ * 1/√2 in float32 arithmetic, rounding more than once; still far inside ORT's own 1e-5. */
+static double dtype_tolerance(actx_dtype dtype) {
+  switch (dtype) {
+    case ACTX_F16: return 1.5 * 0x1p-11;
+    case ACTX_BF16: return 1.5 * 0x1p-8;
+    default: return 0x1p-22;
+  }
+}
+
+static bool near(const matcher *m, double v, double want) {
+  return fabs(v - want) <= m->tolerance * fabs(want);
+}
+
+static void add_node(matcher *m, const OrtNode *node) {
+  actx_ep_fusion *f = m->f;
+  for (size_t i = 0; i < f->n_nodes; i++)
+    if (f->nodes[i] == node) return;
+  if (f->n_nodes == ACTX_EP_MAX_FUSED_NODES) {
+    m->failed = true;
+    return;
+  }
+  f->nodes[f->n_nodes++] = node;
+}
+
+static bool in_fusion(const actx_ep_fusion *f, const OrtNode *node) {
+  for (size_t i = 0; i < f->n_nodes; i++)
+    if (f->nodes[i] == node) return true;
+  return false;
+}
+
+static void poly_mul(const poly *a, const poly *b, poly *out, bool *ok) {
+  poly r = {{0}};
+  *ok = true;
+  for (int i = 0; i <= MAX_DEGREE; i++)
+    for (int j = 0; j <= MAX_DEGREE; j++) {
+      if (a->c[i] == 0 || b->c[j] == 0) continue;
+      if (i + j > MAX_DEGREE) {
+        *ok = false;
+        return;
+      }
+      r.c[i + j] += a->c[i] * b->c[j];
+    }
+  *out = r;
+}
+
+/* A leaf of the expression: it has to be x (the first leaf found decides which value that is). */
+static OrtStatus *leaf(matcher *m, const OrtValueInfo *value, poly *out) {
+  bool is_const = false;
+  OrtStatus *st = m->api->ValueInfo_IsConstantInitializer(value, &is_const);
+  if (st != NULL) return st;
+  if (is_const) { /* a constant that is not a scalar: not an activation of x */
+    m->failed = true;
+    return NULL;
+  }
+  if (m->f->root == NULL) {
+    m->f->root = value;
+  } else {
+    bool same = false;
+    if ((st = actx_ep_same_value(m->api, value, m->f->root, &same)) != NULL) return st;
+    if (!same) {
+      m->failed = true;
+      return NULL;
+    }
+  }
+  memset(out, 0, sizeof *out);
+  out->c[1] = 1;
+  return NULL;
+}
+
+/* A scalar constant operand, as ORT's fusions define one (rank 0 or [1]). */
+static OrtStatus *scalar(matcher *m, const OrtValueInfo *value, double *v, bool *ok) {
+  actx_ep_constant c;
+  OrtStatus *st = actx_ep_scalar_constant(m->api, value, &c, ok);
+  if (st != NULL || !*ok) return st;
+  if (c.rank > 1) {
+    *ok = false;
+    return NULL;
+  }
+  if (c.rank == 1) m->rank1_constant = true;
+  *v = c.value;
+  *ok = isfinite(c.value);
+  return NULL;
+}
+
+static OrtStatus *eval(matcher *m, const OrtValueInfo *value, int depth, poly *out);
+
+/* value's producer when value feeds nothing but the expression being evaluated. */
+static OrtStatus *private_producer(matcher *m, const OrtValueInfo *value, const OrtNode **node) {
+  *node = NULL;
+  const OrtNode *consumer = NULL;
+  OrtStatus *st = actx_ep_single_consumer(m->api, value, &consumer);
+  if (st != NULL || consumer == NULL) return st;
+  return actx_ep_value_producer(m->api, value, node);
+}
+
+/* Evaluates a Mul, Add, Div or Pow node; *expanded false if node is none of those. */
+static OrtStatus *eval_node(matcher *m, const OrtNode *node, int depth, poly *out, bool *expanded) {
+  *expanded = false;
+  const OrtApi *api = m->api;
+  const OrtValueInfo *in[2];
+  size_t n_in = 0;
+  OrtStatus *st = actx_ep_node_inputs(api, node, in, 2, &n_in);
+  if (st != NULL || n_in != 2 || in[0] == NULL || in[1] == NULL) return st;
+  bool is_mul = false, is_add = false, is_div = false, is_pow = false;
+  if ((st = actx_ep_node_is(api, node, "Mul", BINARY_SINCE, &is_mul)) != NULL ||
+      (st = actx_ep_node_is(api, node, "Add", BINARY_SINCE, &is_add)) != NULL ||
+      (st = actx_ep_node_is(api, node, "Div", BINARY_SINCE, &is_div)) != NULL ||
+      (st = actx_ep_node_is(api, node, "Pow", POW_SINCE, &is_pow)) != NULL)
+    return st;
+  if (!is_mul && !is_add && !is_div && !is_pow) return NULL;
+  *expanded = true;
+  poly a;
+  if ((st = eval(m, in[0], depth + 1, &a)) != NULL || m->failed) return st;
+  if (is_mul || is_add) {
+    poly b;
+    if ((st = eval(m, in[1], depth + 1, &b)) != NULL || m->failed) return st;
+    if (is_add) {
+      for (int k = 0; k <= MAX_DEGREE; k++) out->c[k] = a.c[k] + b.c[k];
+    } else {
+      bool ok = false;
+      poly_mul(&a, &b, out, &ok);
+      m->failed = !ok;
+    }
+  } else {
+    /* Div by a constant, Pow by a constant 2 or 3 */
+    double c = 0;
+    bool ok = false;
+    if ((st = scalar(m, in[1], &c, &ok)) != NULL) return st;
+    if (!ok || (is_div && c == 0) || (is_pow && c != 2 && c != 3)) {
+      m->failed = true;
+      return NULL;
+    }
+    if (is_div) {
+      for (int k = 0; k <= MAX_DEGREE; k++) out->c[k] = a.c[k] / c;
+    } else {
+      bool fits = true;
+      poly_mul(&a, &a, out, &fits);
+      if (fits && c == 3) {
+        const poly square = *out;
+        poly_mul(&square, &a, out, &fits);
+      }
+      m->failed = !fits;
+    }
+  }
+  if (!m->failed) add_node(m, node);
+  return NULL;
+}
+
+static OrtStatus *eval(matcher *m, const OrtValueInfo *value, int depth, poly *out) {
+  memset(out, 0, sizeof *out);
+  if (depth > MAX_EXPR_DEPTH || value == NULL) {
+    m->failed = true;
+    return NULL;
+  }
+  double c = 0;
+  bool ok = false;
+  OrtStatus *st = scalar(m, value, &c, &ok);
+  if (st != NULL) return st;
+  if (ok) {
+    out->c[0] = c;
+    return NULL;
+  }
+  const OrtNode *producer = NULL;
+  if ((st = private_producer(m, value, &producer)) != NULL) return st;
+  if (producer != NULL) {
+    bool expanded = false;
+    if ((st = eval_node(m, producer, depth, out, &expanded)) != NULL || expanded || m->failed)
+      return st;
+  }
+  return leaf(m, value, out);
+}
+
+/* p is c·x^power with power 0 or 1 (a factor the chain after the core may multiply in). */
+static bool monomial(const poly *p, int *power, double *coeff) {
+  int found = -1;
+  for (int k = 0; k <= MAX_DEGREE; k++) {
+    if (p->c[k] == 0) continue;
+    if (found >= 0) return false;
+    found = k;
+  }
+  if (found < 0 || found > 1) return false;
+  *power = found;
+  *coeff = p->c[found];
+  return true;
+}
+
+/* The Add(value, ≈1) that is value's only consumer; NULL if there is none. */
+static OrtStatus *plus_one(matcher *m, const OrtValueInfo *value, const OrtNode **add) {
+  *add = NULL;
+  const OrtNode *consumer = NULL;
+  OrtStatus *st = actx_ep_single_consumer(m->api, value, &consumer);
+  if (st != NULL || consumer == NULL) return st;
+  bool is_add = false;
+  if ((st = actx_ep_node_is(m->api, consumer, "Add", BINARY_SINCE, &is_add)) != NULL || !is_add)
+    return st;
+  const OrtValueInfo *other = NULL;
+  if ((st = actx_ep_other_input(m->api, consumer, value, &other)) != NULL || other == NULL)
+    return st;
+  double c = 0;
+  bool ok = false;
+  if ((st = scalar(m, other, &c, &ok)) != NULL) return st;
+  if (ok && near(m, c, 1.0)) *add = consumer;
+  return NULL;
+}
+
+/* From value = 1 + erf(...) (or tanh): the Mul nodes (and a Div by a constant, as in x·f / 2)
+ * that make it 0.5·x·value. Sets f->y. */
+static OrtStatus *times_half_x(matcher *m, const OrtValueInfo *value) {
+  int power = 0;
+  double coeff = 1;
+  for (int step = 0; step < MAX_CHAIN; step++) {
+    const OrtNode *next = NULL;
+    bool is_mul = false, is_div = false;
+    OrtStatus *st = actx_ep_single_consumer(m->api, value, &next);
+    if (st == NULL) st = actx_ep_node_is(m->api, next, "Mul", BINARY_SINCE, &is_mul);
+    if (st == NULL) st = actx_ep_node_is(m->api, next, "Div", BINARY_SINCE, &is_div);
+    if (st != NULL || (!is_mul && !is_div)) return st;
+    const OrtValueInfo *in[2], *other = NULL;
+    size_t n_in = 0;
+    if ((st = actx_ep_node_inputs(m->api, next, in, 2, &n_in)) != NULL || n_in != 2) return st;
+    poly factor = {{0}};
+    int p = 0;
+    double c = 0;
+    if (is_div) { /* value / constant */
+      bool first = false, ok = false;
+      if ((st = actx_ep_same_value(m->api, in[0], value, &first)) != NULL) return st;
+      if (!first || (st = scalar(m, in[1], &c, &ok)) != NULL || !ok || c == 0) return st;
+      factor.c[0] = 1 / c;
+    } else {
+      if ((st = actx_ep_other_input(m->api, next, value, &other)) != NULL || other == NULL)
+        return st;
+      if ((st = eval(m, other, 0, &factor)) != NULL || m->failed) return st;
+    }
+    if (!monomial(&factor, &p, &c)) return NULL;
+    power += p;
+    coeff *= c;
+    add_node(m, next);
+    if ((st = actx_ep_node_output(m->api, next, &value)) != NULL || value == NULL) return st;
+    if (power > 1) return NULL;
+    if (power == 1 && near(m, coeff, 0.5)) {
+      m->f->y = value;
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+/* erf(x/√2) or tanh(√(2/π)·(x + 0.044715·x³)), then 0.5·x·(1 + ·). */
+static OrtStatus *match_gelu(matcher *m, const OrtValueInfo *arg, const OrtValueInfo *core_out) {
+  actx_ep_fusion *f = m->f;
+  poly p;
+  OrtStatus *st = eval(m, arg, 0, &p);
+  if (st != NULL || m->failed || f->root == NULL) return st;
+  if (p.c[0] != 0 || p.c[2] != 0) return NULL;
+  if (f->family == ACTX_EP_FUSION_ERF_GELU) {
+    if (p.c[3] != 0 || !(near(m, p.c[1], 1 / SQRT_2) || near(m, p.c[1], 1 / SQRT_2_SHORT)))
+      return NULL;
+  } else if (!near(m, p.c[1], SQRT_2_OVER_PI) || !near(m, p.c[3] / p.c[1], CUBIC_COEFF)) {
+    return NULL;
+  }
+  const OrtNode *add = NULL;
+  if ((st = plus_one(m, core_out, &add)) != NULL || add == NULL) return st;
+  add_node(m, add);
+  const OrtValueInfo *sum = NULL;
+  if ((st = actx_ep_node_output(m->api, add, &sum)) != NULL || sum == NULL) return st;
+  return times_half_x(m, sum);
+}
+
+/* x·sigmoid(α·x): the Sigmoid's only consumer multiplies its output by x itself. */
+static OrtStatus *match_sigmoid(matcher *m, const OrtValueInfo *arg, const OrtValueInfo *core_out) {
+  actx_ep_fusion *f = m->f;
+  poly p;
+  OrtStatus *st = eval(m, arg, 0, &p);
+  if (st != NULL || m->failed || f->root == NULL) return st;
+  if (p.c[0] != 0 || p.c[2] != 0 || p.c[3] != 0) return NULL;
+  const OrtNode *mul = NULL;
+  bool is_mul = false;
+  if ((st = actx_ep_single_consumer(m->api, core_out, &mul)) != NULL) return st;
+  if ((st = actx_ep_node_is(m->api, mul, "Mul", BINARY_SINCE, &is_mul)) != NULL || !is_mul)
+    return st;
+  const OrtValueInfo *other = NULL;
+  if ((st = actx_ep_other_input(m->api, mul, core_out, &other)) != NULL || other == NULL) return st;
+  poly factor;
+  if ((st = eval(m, other, 0, &factor)) != NULL || m->failed) return st;
+  if (factor.c[0] != 0 || factor.c[1] != 1 || factor.c[2] != 0 || factor.c[3] != 0) return NULL;
+  add_node(m, mul);
+  f->node.alpha = (float)p.c[1];
+  return actx_ep_node_output(m->api, mul, &f->y);
+}
+
+/* The Add that produces root, when one input is a 1-D bias along the other's last dimension and
+ * root feeds nothing outside the fusion (ORT's BiasGeluFusion rule, which picks input 0 as the
+ * bias when both are 1-D). */
+static OrtStatus *match_bias(matcher *m) {
+  const OrtApi *api = m->api;
+  actx_ep_fusion *f = m->f;
+  const OrtNode *add = NULL;
+  bool is_add = false;
+  OrtStatus *st = actx_ep_value_producer(api, f->root, &add);
+  if (st == NULL) st = actx_ep_node_is(api, add, "Add", BINARY_SINCE, &is_add);
+  if (st != NULL || !is_add) return st;
+  const OrtNode *consumers[ACTX_EP_MAX_CONSUMERS];
+  size_t n = 0;
+  bool graph_output = false;
+  if ((st = actx_ep_value_consumers(api, f->root, consumers, ACTX_EP_MAX_CONSUMERS, &n,
+                                    &graph_output)) != NULL)
+    return st;
+  if (graph_output || n == 0 || n > ACTX_EP_MAX_CONSUMERS) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!in_fusion(f, consumers[i])) return NULL;
+  const OrtValueInfo *in[2];
+  size_t n_in = 0;
+  if ((st = actx_ep_node_inputs(api, add, in, 2, &n_in)) != NULL || n_in != 2) return st;
+  actx_ep_tensor_meta a, b;
+  if ((st = actx_ep_value_meta(api, in[0], &a)) != NULL ||
+      (st = actx_ep_value_meta(api, in[1], &b)) != NULL)
+    return st;
+  if (!a.has_shape || !b.has_shape || a.rank < 1 || b.rank < 1 ||
+      !actx_ep_same_dim(&a, a.rank - 1, &b, b.rank - 1) || a.elem_type != b.elem_type)
+    return NULL;
+  int bias_index = a.rank == 1 ? 0 : b.rank == 1 ? 1 : -1;
+  if (bias_index < 0) return NULL;
+  f->bias_add = add;
+  f->bias = in[bias_index];
+  f->x = in[1 - bias_index];
+  add_node(m, add);
+  return NULL;
+}
+
+/* The kind of ORT kernel the subgraph amounts to (the policy table's row). */
+static actx_ep_kind fused_kind(const actx_ep_fusion *f) {
+  const bool bias = f->bias_add != NULL;
+  switch (f->family) {
+    case ACTX_EP_FUSION_ERF_GELU: return bias ? ACTX_EP_BIAS_GELU : ACTX_EP_MS_GELU;
+    case ACTX_EP_FUSION_TANH_GELU: return bias ? ACTX_EP_FAST_GELU_BIAS : ACTX_EP_FAST_GELU;
+    case ACTX_EP_FUSION_SIGMOID: return ACTX_EP_QUICK_GELU;
+    case ACTX_EP_FUSION_GELU_NODE:
+      return f->node.op == ACTX_OP_GELU_TANH ? ACTX_EP_FAST_GELU_BIAS : ACTX_EP_BIAS_GELU;
+  }
+  return ACTX_EP_MS_GELU;
+}
+
+/* Element types, shapes and the size the policy needs, from x and y. */
+static OrtStatus *check_values(matcher *m) {
+  actx_ep_fusion *f = m->f;
+  actx_ep_tensor_meta x, y;
+  OrtStatus *st = actx_ep_value_meta(m->api, f->x, &x);
+  if (st == NULL) st = actx_ep_value_meta(m->api, f->y, &y);
+  if (st != NULL) return st;
+  actx_dtype dtype;
+  if (!x.is_tensor || !actx_ep_elem_dtype(x.elem_type, &dtype) || !y.is_tensor ||
+      y.elem_type != x.elem_type || dtype != f->node.dtype) {
+    m->failed = true;
+    return NULL;
+  }
+  /* a [1] constant makes a scalar x's result [1]; ours would keep x's shape */
+  if (m->rank1_constant && (!x.has_shape || x.rank == 0)) {
+    m->failed = true;
+    return NULL;
+  }
+  f->node.elem_type = x.elem_type;
+  f->node.elements = actx_ep_meta_elements(&x, &f->node.min_elements);
+  return NULL;
+}
+
+const char *actx_ep_fusion_name(const actx_ep_fusion *f) {
+  const bool bias = f->bias_add != NULL;
+  switch (f->family) {
+    case ACTX_EP_FUSION_ERF_GELU: return bias ? "bias + erf GELU" : "erf GELU";
+    case ACTX_EP_FUSION_TANH_GELU: return bias ? "bias + tanh GELU" : "tanh GELU";
+    case ACTX_EP_FUSION_SIGMOID: return f->node.alpha == 1 ? "SiLU" : "QuickGelu";
+    case ACTX_EP_FUSION_GELU_NODE: return "bias + Gelu node";
+  }
+  return "activation";
+}
+
+OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_fusion *out,
+                                bool *found) {
+  memset(out, 0, sizeof *out);
+  *found = false;
+  matcher m = {.api = api, .f = out};
+  bool is_erf = false, is_tanh = false, is_sigmoid = false;
+  OrtStatus *st = actx_ep_node_is(api, node, "Erf", ERF_SINCE, &is_erf);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Tanh", ACTIVATION_SINCE, &is_tanh);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Sigmoid", ACTIVATION_SINCE, &is_sigmoid);
+  if (st != NULL) return st;
+  if (!is_erf && !is_tanh && !is_sigmoid) {
+    const char *op_type = NULL;
+    if ((st = api->Node_GetOperatorType(node, &op_type)) != NULL) return st;
+    if (op_type == NULL || (strcmp(op_type, "Gelu") != 0 && strcmp(op_type, "FastGelu") != 0))
+      return NULL;
+  }
+
+  const OrtValueInfo *arg = NULL, *core_out = NULL;
+  size_t n_in = 0;
+  if ((st = actx_ep_node_inputs(api, node, &arg, 1, &n_in)) != NULL) return st;
+  if ((st = actx_ep_node_output(api, node, &core_out)) != NULL) return st;
+  if (n_in != 1 || arg == NULL || core_out == NULL) return NULL;
+  actx_ep_tensor_meta meta;
+  if ((st = actx_ep_value_meta(api, arg, &meta)) != NULL) return st;
+  if (!meta.is_tensor || !actx_ep_elem_dtype(meta.elem_type, &out->node.dtype)) return NULL;
+  m.tolerance = dtype_tolerance(out->node.dtype);
+  out->core = node;
+
+  if (is_erf || is_tanh) {
+    out->family = is_erf ? ACTX_EP_FUSION_ERF_GELU : ACTX_EP_FUSION_TANH_GELU;
+    out->node.op = is_erf ? ACTX_OP_GELU : ACTX_OP_GELU_TANH;
+    add_node(&m, node);
+    st = match_gelu(&m, arg, core_out);
+  } else if (is_sigmoid) {
+    out->family = ACTX_EP_FUSION_SIGMOID;
+    out->node.op = ACTX_OP_QUICK_GELU;
+    add_node(&m, node);
+    st = match_sigmoid(&m, arg, core_out);
+  } else {
+    /* a Gelu-like node we can run on its own, fused only with a bias Add before it */
+    actx_ep_node single;
+    const char *reason = NULL;
+    if ((st = actx_ep_claim(api, node, &single, &reason)) != NULL || reason != NULL) return st;
+    switch (single.kind) {
+      case ACTX_EP_GELU:
+      case ACTX_EP_GELU_TANH:
+      case ACTX_EP_MS_GELU:
+      case ACTX_EP_FAST_GELU: break;
+      default: return NULL;
+    }
+    out->family = ACTX_EP_FUSION_GELU_NODE;
+    out->node.op = single.op;
+    out->root = arg;
+    out->y = core_out;
+    add_node(&m, node);
+  }
+  if (st != NULL || m.failed || out->y == NULL || out->root == NULL) return st;
+
+  out->x = out->root;
+  /* libactx adds a bias only to the GELUs (as ORT's BiasGelu / FastGelu do) */
+  if (out->family != ACTX_EP_FUSION_SIGMOID && ((st = match_bias(&m)) != NULL || m.failed))
+    return st;
+  if (out->family == ACTX_EP_FUSION_GELU_NODE && out->bias_add == NULL) return NULL;
+  if ((st = check_values(&m)) != NULL || m.failed) return st;
+  out->node.kind = fused_kind(out);
+  out->node.has_bias = out->bias_add != NULL;
+  if (out->node.op != ACTX_OP_QUICK_GELU) out->node.alpha = 0;
+  *found = true;
+  return NULL;
+}

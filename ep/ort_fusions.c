@@ -1,0 +1,321 @@
+/* Whether ORT alone would turn a matched activation subgraph into one kernel of its own.
+ *
+ * Our fused node computes the activation in one pass, with the same arithmetic as ORT's fused
+ * kernels (com.microsoft Gelu, BiasGelu, FastGelu, QuickGelu). When ORT's level-2 fusions would
+ * have produced exactly that kernel from the same nodes, a session with our node gives ORT's bits;
+ * when they would not, ORT runs the nodes one by one, rounding after each, and our result can
+ * differ in the last bits. So this file repeats the conditions of ORT 1.30's GeluFusion,
+ * FastGelu's two formulas, QuickGeluFusion and BiasGeluFusion, quirks included (which operand
+ * may be the constant, which intermediates may be graph outputs, the producer of x), and the
+ * `auto` policy takes only subgraphs that pass. Answering "no" when ORT would fuse is safe (we
+ * decline, and ORT fuses); the tests check every variant against what ORT does.
+ *
+ * Only float32: ORT rewrites a float16 subgraph into a float32 island of unfused nodes between
+ * two Casts (its fusions then find nothing assigned to one EP), and has no bfloat16 kernels. */
+#include <math.h>
+#include <string.h>
+
+#include "actx_ep.h"
+
+/* ORT's tolerance for a fusion's constants (optimizer_utils::IsInitializerWithExpectedValue). */
+#define ORT_ATOL 1e-8
+#define ORT_RTOL 1e-5
+/* The float constants ORT's fusions compare with. */
+#define ORT_SQRT_2 1.41421356237309505f
+#define ORT_SQRT_2_SHORT 1.4142099618911743f
+#define ORT_FAST_GELU_SCALE 0.7978845834732056f
+#define ORT_FAST_GELU_CUBIC 0.044715f
+#define ORT_POW_THREE 3.0f
+
+static const int BINARY_SINCE[] = {7, 13, 14, 0};
+static const int POW_SINCE[] = {7, 12, 13, 15, 0};
+
+/* A scalar (rank 0 or [1]) constant initializer of a float type equal to want within ORT's
+ * tolerance. float16 constants only occur in float16 models, which never count as fused. */
+static OrtStatus *ort_constant_is(const OrtApi *api, const OrtValueInfo *value, float want,
+                                  bool *out) {
+  *out = false;
+  actx_ep_constant c;
+  bool ok = false;
+  OrtStatus *st = actx_ep_scalar_constant(api, value, &c, &ok);
+  if (st != NULL || !ok || c.rank > 1) return st;
+  if (c.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT &&
+      c.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE)
+    return NULL;
+  *out = isfinite(c.value) && fabs(c.value - want) <= ORT_ATOL + ORT_RTOL * fabs((double)want);
+  return NULL;
+}
+
+/* value's producer, when it is op_type (default domain, a version ORT's fusions accept) with two
+ * inputs; else NULL. */
+static OrtStatus *producer_of(const OrtApi *api, const OrtValueInfo *value, const char *op_type,
+                              const int *since, const OrtNode **node) {
+  *node = NULL;
+  const OrtNode *p = NULL;
+  bool is = false;
+  OrtStatus *st = actx_ep_value_producer(api, value, &p);
+  if (st == NULL) st = actx_ep_node_is(api, p, op_type, since, &is);
+  if (st != NULL || !is) return st;
+  size_t n = 0;
+  if ((st = api->Node_GetNumInputs(p, &n)) == NULL && n == 2) *node = p;
+  return st;
+}
+
+/* value's only consumer, when it is op_type with two inputs; else NULL. */
+static OrtStatus *consumer_of(const OrtApi *api, const OrtValueInfo *value, const char *op_type,
+                              const int *since, const OrtNode **node) {
+  *node = NULL;
+  const OrtNode *c = NULL;
+  bool is = false;
+  OrtStatus *st = actx_ep_single_consumer(api, value, &c);
+  if (st == NULL) st = actx_ep_node_is(api, c, op_type, since, &is);
+  if (st != NULL || !is) return st;
+  size_t n = 0;
+  if ((st = api->Node_GetNumInputs(c, &n)) == NULL && n == 2) *node = c;
+  return st;
+}
+
+/* Whether node's two inputs are `a` and a constant ORT accepts as want, in either order. */
+static OrtStatus *takes_and_constant(const OrtApi *api, const OrtNode *node, const OrtValueInfo *a,
+                                     float want, bool *out) {
+  *out = false;
+  const OrtValueInfo *other = NULL;
+  OrtStatus *st = actx_ep_other_input(api, node, a, &other);
+  if (st != NULL || other == NULL) return st;
+  return ort_constant_is(api, other, want, out);
+}
+
+/* Whether node's two inputs are `a` and `b`, in either order. */
+static OrtStatus *takes_both(const OrtApi *api, const OrtNode *node, const OrtValueInfo *a,
+                             const OrtValueInfo *b, bool *out) {
+  *out = false;
+  const OrtValueInfo *other = NULL;
+  OrtStatus *st = actx_ep_other_input(api, node, a, &other);
+  if (st != NULL || other == NULL) return st;
+  return actx_ep_same_value(api, other, b, out);
+}
+
+static OrtStatus *output_of(const OrtApi *api, const OrtNode *node, const OrtValueInfo **value) {
+  return actx_ep_node_output(api, node, value);
+}
+
+static OrtStatus *producer_op_is(const OrtApi *api, const OrtValueInfo *value, const char *op_type,
+                                 bool *out) {
+  const OrtNode *p = NULL;
+  OrtStatus *st = actx_ep_value_producer(api, value, &p);
+  if (st != NULL) return st;
+  return actx_ep_node_is(api, p, op_type, NULL, out);
+}
+
+/* GeluFusion: Div(x, √2) → Erf → Add(1) → Mul, with the 0.5 either on x before the last Mul
+ * (its pattern 1) or on the product after it (pattern 2). Pattern 2 is not found when x is
+ * itself the output of a Mul: ORT looks for pattern 1's Mul(x, 0.5) as the first Mul feeding the
+ * last Mul, and takes x's producer for it. */
+static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const OrtValueInfo **y) {
+  *y = NULL;
+  const OrtValueInfo *arg = NULL, *erf_out = NULL, *sum = NULL, *prod = NULL, *other = NULL;
+  const OrtNode *div = NULL, *add = NULL, *mul = NULL, *half = NULL;
+  bool ok = false, same = false;
+  size_t n = 0;
+  OrtStatus *st = actx_ep_node_inputs(api, f->core, &arg, 1, &n);
+  if (st == NULL) st = producer_of(api, arg, "Div", BINARY_SINCE, &div);
+  if (st != NULL || div == NULL) return st;
+  const OrtValueInfo *div_in[2];
+  if ((st = actx_ep_node_inputs(api, div, div_in, 2, &n)) != NULL) return st;
+  if ((st = actx_ep_same_value(api, div_in[0], f->root, &same)) != NULL || !same) return st;
+  if ((st = ort_constant_is(api, div_in[1], ORT_SQRT_2, &ok)) != NULL) return st;
+  if (!ok && (st = ort_constant_is(api, div_in[1], ORT_SQRT_2_SHORT, &ok)) != NULL) return st;
+  if (!ok) return NULL;
+  if ((st = output_of(api, f->core, &erf_out)) != NULL ||
+      (st = consumer_of(api, erf_out, "Add", BINARY_SINCE, &add)) != NULL || add == NULL)
+    return st;
+  if ((st = takes_and_constant(api, add, erf_out, 1.0f, &ok)) != NULL || !ok) return st;
+  if ((st = output_of(api, add, &sum)) != NULL ||
+      (st = consumer_of(api, sum, "Mul", BINARY_SINCE, &mul)) != NULL || mul == NULL)
+    return st;
+  if ((st = actx_ep_other_input(api, mul, sum, &other)) != NULL || other == NULL) return st;
+  if ((st = producer_of(api, other, "Mul", BINARY_SINCE, &half)) != NULL) return st;
+  if (half != NULL) { /* pattern 1: Mul(x, 0.5) feeding only the last Mul */
+    const OrtNode *only = NULL;
+    if ((st = actx_ep_single_consumer(api, other, &only)) != NULL || only != mul) return st;
+    if ((st = takes_and_constant(api, half, f->root, 0.5f, &ok)) != NULL || !ok) return st;
+    return output_of(api, mul, y);
+  }
+  if ((st = actx_ep_same_value(api, other, f->root, &same)) != NULL || !same) return st;
+  bool x_from_mul = false;
+  if ((st = producer_op_is(api, f->root, "Mul", &x_from_mul)) != NULL || x_from_mul) return st;
+  if ((st = output_of(api, mul, &prod)) != NULL ||
+      (st = consumer_of(api, prod, "Mul", BINARY_SINCE, &half)) != NULL || half == NULL)
+    return st;
+  if ((st = takes_and_constant(api, half, prod, 0.5f, &ok)) != NULL || !ok) return st;
+  return output_of(api, half, y);
+}
+
+/* FastGeluFusion's first formula: Tanh(Mul(Add(Mul(Mul(x, 0.044715), x), 1), Mul(x, √(2/π)))). */
+static OrtStatus *fast_gelu_first(const OrtApi *api, const actx_ep_fusion *f, const OrtNode *mul3,
+                                  bool *out) {
+  *out = false;
+  const OrtValueInfo *in[2];
+  size_t n = 0;
+  OrtStatus *st = actx_ep_node_inputs(api, mul3, in, 2, &n);
+  if (st != NULL || n != 2) return st;
+  for (int i = 0; i < 2 && !*out; i++) {
+    const OrtNode *add1 = NULL, *mul2 = NULL, *mul1 = NULL, *mul4 = NULL;
+    const OrtValueInfo *cubic = NULL;
+    bool ok = false;
+    if ((st = producer_of(api, in[i], "Add", BINARY_SINCE, &add1)) != NULL ||
+        (st = producer_of(api, in[1 - i], "Mul", BINARY_SINCE, &mul4)) != NULL)
+      return st;
+    if (add1 == NULL || mul4 == NULL) continue;
+    if ((st = takes_and_constant(api, mul4, f->root, ORT_FAST_GELU_SCALE, &ok)) != NULL) return st;
+    if (!ok) continue;
+    /* add1 = Add(mul2, 1) */
+    const OrtValueInfo *add_in[2];
+    if ((st = actx_ep_node_inputs(api, add1, add_in, 2, &n)) != NULL) return st;
+    for (int j = 0; j < 2 && mul2 == NULL; j++) {
+      if ((st = ort_constant_is(api, add_in[1 - j], 1.0f, &ok)) != NULL) return st;
+      if (ok && (st = producer_of(api, add_in[j], "Mul", BINARY_SINCE, &mul2)) != NULL) return st;
+    }
+    if (mul2 == NULL) continue;
+    /* mul2 = Mul(mul1, x), mul1 = Mul(x, 0.044715) */
+    if ((st = actx_ep_other_input(api, mul2, f->root, &cubic)) != NULL) return st;
+    if (cubic == NULL) continue;
+    if ((st = producer_of(api, cubic, "Mul", BINARY_SINCE, &mul1)) != NULL) return st;
+    if (mul1 == NULL) continue;
+    if ((st = takes_and_constant(api, mul1, f->root, ORT_FAST_GELU_CUBIC, &ok)) != NULL) return st;
+    *out = ok;
+  }
+  return NULL;
+}
+
+/* FastGeluFusion's second formula: Tanh(Mul(Add(Mul(Pow(x, 3), 0.044715), x), √(2/π))). It also
+ * looks for a Cast in front of x and gives up when x comes from a Cast feeding more than Pow and
+ * Add, which x always does here (the 0.5·x Mul reads it too). */
+static OrtStatus *fast_gelu_second(const OrtApi *api, const actx_ep_fusion *f, const OrtNode *mul2,
+                                   bool *out) {
+  *out = false;
+  bool x_from_cast = false;
+  OrtStatus *st = producer_op_is(api, f->root, "Cast", &x_from_cast);
+  if (st != NULL || x_from_cast) return st;
+  const OrtValueInfo *in[2];
+  size_t n = 0;
+  if ((st = actx_ep_node_inputs(api, mul2, in, 2, &n)) != NULL || n != 2) return st;
+  for (int i = 0; i < 2 && !*out; i++) {
+    const OrtNode *add1 = NULL, *mul1 = NULL, *pow = NULL;
+    const OrtValueInfo *scaled = NULL;
+    bool ok = false;
+    if ((st = ort_constant_is(api, in[1 - i], ORT_FAST_GELU_SCALE, &ok)) != NULL) return st;
+    if (!ok) continue;
+    if ((st = producer_of(api, in[i], "Add", BINARY_SINCE, &add1)) != NULL) return st;
+    if (add1 == NULL) continue;
+    /* add1 = Add(mul1, x), mul1 = Mul(Pow(x, 3), 0.044715) */
+    if ((st = actx_ep_other_input(api, add1, f->root, &scaled)) != NULL) return st;
+    if (scaled == NULL) continue;
+    if ((st = producer_of(api, scaled, "Mul", BINARY_SINCE, &mul1)) != NULL) return st;
+    if (mul1 == NULL) continue;
+    const OrtValueInfo *mul1_in[2];
+    if ((st = actx_ep_node_inputs(api, mul1, mul1_in, 2, &n)) != NULL) return st;
+    for (int j = 0; j < 2 && pow == NULL; j++) {
+      if ((st = ort_constant_is(api, mul1_in[1 - j], ORT_FAST_GELU_CUBIC, &ok)) != NULL) return st;
+      if (ok && (st = producer_of(api, mul1_in[j], "Pow", POW_SINCE, &pow)) != NULL) return st;
+    }
+    if (pow == NULL) continue;
+    const OrtValueInfo *pow_in[2];
+    bool same = false;
+    if ((st = actx_ep_node_inputs(api, pow, pow_in, 2, &n)) != NULL ||
+        (st = actx_ep_same_value(api, pow_in[0], f->root, &same)) != NULL)
+      return st;
+    if (!same) continue;
+    if ((st = ort_constant_is(api, pow_in[1], ORT_POW_THREE, &ok)) != NULL) return st;
+    *out = ok;
+  }
+  return NULL;
+}
+
+/* FastGeluFusion: either formula, then Tanh → Add(1) → Mul with Mul(x, 0.5). Its result must not
+ * be a graph output (the fused node gets a new output name). */
+static OrtStatus *tanh_gelu(const OrtApi *api, const actx_ep_fusion *f, const OrtValueInfo **y) {
+  *y = NULL;
+  const OrtValueInfo *arg = NULL, *tanh_out = NULL, *sum = NULL, *other = NULL, *out = NULL;
+  const OrtNode *mul3 = NULL, *add = NULL, *mul5 = NULL, *mul6 = NULL;
+  size_t n = 0;
+  bool ok = false;
+  OrtStatus *st = actx_ep_node_inputs(api, f->core, &arg, 1, &n);
+  if (st == NULL) st = producer_of(api, arg, "Mul", BINARY_SINCE, &mul3);
+  if (st != NULL || mul3 == NULL) return st;
+  if ((st = fast_gelu_first(api, f, mul3, &ok)) != NULL) return st;
+  if (!ok && (st = fast_gelu_second(api, f, mul3, &ok)) != NULL) return st;
+  if (!ok) return NULL;
+  if ((st = output_of(api, f->core, &tanh_out)) != NULL ||
+      (st = consumer_of(api, tanh_out, "Add", BINARY_SINCE, &add)) != NULL || add == NULL)
+    return st;
+  if ((st = takes_and_constant(api, add, tanh_out, 1.0f, &ok)) != NULL || !ok) return st;
+  if ((st = output_of(api, add, &sum)) != NULL ||
+      (st = consumer_of(api, sum, "Mul", BINARY_SINCE, &mul5)) != NULL || mul5 == NULL)
+    return st;
+  if ((st = actx_ep_other_input(api, mul5, sum, &other)) != NULL || other == NULL) return st;
+  if ((st = producer_of(api, other, "Mul", BINARY_SINCE, &mul6)) != NULL || mul6 == NULL) return st;
+  bool graph_output = false;
+  if ((st = api->ValueInfo_IsGraphOutput(other, &graph_output)) != NULL || graph_output) return st;
+  if ((st = takes_and_constant(api, mul6, f->root, 0.5f, &ok)) != NULL || !ok) return st;
+  if ((st = output_of(api, mul5, &out)) != NULL || out == NULL) return st;
+  if ((st = api->ValueInfo_IsGraphOutput(out, &graph_output)) != NULL || graph_output) return st;
+  *y = out;
+  return NULL;
+}
+
+/* QuickGeluFusion: Mul(x, α) → Sigmoid → Mul(·, x), α any float scalar constant (the first
+ * scalar constant input of that Mul), or Sigmoid(x) → Mul(·, x). */
+static OrtStatus *quick_gelu(const OrtApi *api, const actx_ep_fusion *f, const OrtValueInfo **y) {
+  *y = NULL;
+  const OrtValueInfo *arg = NULL, *sig_out = NULL;
+  const OrtNode *mul = NULL;
+  size_t n = 0;
+  bool same = false;
+  OrtStatus *st = actx_ep_node_inputs(api, f->core, &arg, 1, &n);
+  if (st == NULL) st = actx_ep_same_value(api, arg, f->root, &same);
+  if (st != NULL) return st;
+  if (!same) {
+    const OrtNode *scale = NULL;
+    if ((st = producer_of(api, arg, "Mul", BINARY_SINCE, &scale)) != NULL || scale == NULL)
+      return st;
+    const OrtValueInfo *in[2];
+    if ((st = actx_ep_node_inputs(api, scale, in, 2, &n)) != NULL) return st;
+    int alpha_index = -1;
+    for (int i = 0; i < 2 && alpha_index < 0; i++) {
+      actx_ep_constant c;
+      bool ok = false;
+      if ((st = actx_ep_scalar_constant(api, in[i], &c, &ok)) != NULL) return st;
+      if (ok && c.rank <= 1 &&
+          (c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+           c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE ||
+           c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16))
+        alpha_index = i;
+    }
+    if (alpha_index < 0) return NULL;
+    if ((st = actx_ep_same_value(api, in[1 - alpha_index], f->root, &same)) != NULL || !same)
+      return st;
+  }
+  if ((st = output_of(api, f->core, &sig_out)) != NULL ||
+      (st = consumer_of(api, sig_out, "Mul", BINARY_SINCE, &mul)) != NULL || mul == NULL)
+    return st;
+  if ((st = takes_both(api, mul, sig_out, f->root, &same)) != NULL || !same) return st;
+  return output_of(api, mul, y);
+}
+
+OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *f, bool *out) {
+  *out = false;
+  if (f->node.dtype != ACTX_F32) return NULL;
+  /* BiasGeluFusion's conditions on the Add (a 1-D input along the other's last dimension, the
+   * Add feeding only the activation) are the ones fusion.c matched the bias with. */
+  const OrtValueInfo *y = NULL;
+  OrtStatus *st = NULL;
+  switch (f->family) {
+    case ACTX_EP_FUSION_ERF_GELU: st = erf_gelu(api, f, &y); break;
+    case ACTX_EP_FUSION_TANH_GELU: st = tanh_gelu(api, f, &y); break;
+    case ACTX_EP_FUSION_SIGMOID: st = quick_gelu(api, f, &y); break;
+    case ACTX_EP_FUSION_GELU_NODE: y = f->y; break; /* the Gelu node is ORT's already */
+  }
+  if (st != NULL || y == NULL) return st;
+  return actx_ep_same_value(api, y, f->y, out);
+}
