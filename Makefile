@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build test bench bench-kernels exhaustive clean
+.PHONY: all deps build test test-main bench bench-kernels exhaustive clean
 
 all: build
 
@@ -16,8 +16,12 @@ build: deps
 	@cmake -S . -B $(BUILD) -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE exhaustive
+# Every test: the suite, then the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
+# the concurrency tests under ThreadSanitizer, and a short seeded run of every fuzzer.
+test: test-main test-asan test-tsan test-fuzz
+
+test-main: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'exhaustive|known-bug'
 
 # All 2^32 float32 inputs through both paths (long: see README).
 exhaustive: build
@@ -34,5 +38,105 @@ bench: build
 bench-kernels: build
 	$(BUILD)/bin/actx bench kernels $(BENCH_ARGS)
 
+# ---- sanitizers and fuzzing (clang; Debian's clang and libclang-rt-14-dev) ----------------
+CLANG      ?= clang
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+SAN_CMAKE   = -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+RELIABILITY = $(CURDIR)/tests/reliability
+# Defaults for every test; a test that sets its own (ctest ENVIRONMENT) overrides them. ORT is
+# not instrumented: see the suppression files for what is ORT's and why.
+ASAN_ENV = ASAN_OPTIONS=suppressions=$(RELIABILITY)/asan.supp:detect_stack_use_after_return=1:check_initialization_order=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/ort/data/lsan-onnxruntime.supp
+TSAN_ENV = TSAN_OPTIONS=suppressions=$(RELIABILITY)/tsan.supp:halt_on_error=1:second_deadlock_stack=1
+# The tests ThreadSanitizer runs: those that run threads (by ctest name). ep_concurrency is not
+# among them: it splits nodes over ORT's uninstrumented pool (tests/reliability/tsan.supp).
+TSAN_TESTS ?= ^(test_api|stress_threads|bad_input_num_threads_env_4)$$
+# make fuzz: seconds for each fuzzer, sized to reach 10^7 kernel and 10^5 EP executions on two
+# idle cores (measured ~12000 and ~60 per second); the CI run (make test) gives each
+# FUZZ_SMOKE_SECONDS.
+FUZZ_KERNELS_SECONDS ?= 1200
+FUZZ_SPLIT_SECONDS   ?= 300
+FUZZ_EP_SECONDS      ?= 2400
+FUZZ_SMOKE_SECONDS   ?= 60
+FUZZERS = fuzz_kernels fuzz_kernels_split fuzz_ep
+# The fuzzers' sanitizer options: ASAN_ENV's suppressions, without its slower stack checks.
+FUZZ_ENV = ASAN_OPTIONS=suppressions=$(RELIABILITY)/asan.supp \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/ort/data/lsan-onnxruntime.supp
+FUZZ_RUN = $(FUZZ_ENV) fuzz/run-fuzzer.sh
+
+.PHONY: asan-build test-asan tsan-build test-tsan fuzz-build test-fuzz fuzz fuzz-merge
+
+asan-build: deps
+	@CC=$(CLANG) cmake -S . -B $(ASAN_BUILD) $(SAN_CMAKE) -DACTX_SANITIZE=address,undefined >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-asan: asan-build
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -LE 'exhaustive|known-bug'
+
+tsan-build: deps
+	@CC=$(CLANG) cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DACTX_SANITIZE=thread >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS)
+
+test-tsan: tsan-build
+	cd $(TSAN_BUILD) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
+
+fuzz-build: deps
+	@CC=$(CLANG) cmake -S fuzz -B $(FUZZ_BUILD) $(SAN_CMAKE) \
+	  -DACTX_FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# The CI run: each fuzzer over the committed corpus (fuzz/corpus), seeded, FUZZ_SMOKE_SECONDS.
+test-fuzz: fuzz-build
+	cd $(FUZZ_BUILD) && $(FUZZ_ENV) ctest --output-on-failure -L fuzz
+
+# The fuzzers for their set times, on two lanes (one per core): the kernel fuzzers one after
+# the other, the EP fuzzer beside them. Prints the executions each reached. New inputs land in
+# $(FUZZ_BUILD)/found/<fuzzer>; crashes there too, as crash-<sha1>.
+fuzz: fuzz-build
+	@found=$(FUZZ_BUILD)/found; \
+	( $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_kernels fuzz/corpus/fuzz_kernels $$found/fuzz_kernels \
+	    $(FUZZ_KERNELS_SECONDS) && \
+	  $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_kernels_split fuzz/corpus/fuzz_kernels_split \
+	    $$found/fuzz_kernels_split $(FUZZ_SPLIT_SECONDS) ) & kernels=$$!; \
+	ep=0; if [ -x $(FUZZ_BUILD)/fuzz_ep ]; then \
+	  $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_ep fuzz/corpus/fuzz_ep $$found/fuzz_ep $(FUZZ_EP_SECONDS) & \
+	  ep=$$!; fi; \
+	rc=0; wait $$kernels || rc=1; [ $$ep = 0 ] || wait $$ep || rc=1; exit $$rc
+
+# Folds into the committed corpus the inputs of $(FUZZ_BUILD)/found that add coverage.
+fuzz-merge: fuzz-build
+	@for f in $(FUZZERS); do \
+	  [ -d $(FUZZ_BUILD)/found/$$f ] || continue; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$f -merge=1 fuzz/corpus/$$f $(FUZZ_BUILD)/found/$$f 2>&1 | tail -1; \
+	done
+
+# ---- project health: coverage and benchmark change detection (docs/health.md) ----------------
+# The revision a change is measured against: patch coverage and bench-compare (make X BASE=rev).
+BASE           ?= HEAD~1
+COVERAGE_BUILD ?= build-coverage
+COVERAGE_MIN   ?= 90
+# make bench-compare QUICK=1: CI's subset (a few minutes); without it, every scenario.
+QUICK          ?=
+
+.PHONY: coverage bench-compare
+
+# Instrumented build + the test suite, then results/coverage/: html/, summary.txt (per directory,
+# and patch coverage since BASE). Fails when a test fails or the library or the EP is under
+# COVERAGE_MIN % of lines.
+coverage: deps
+	@scripts/coverage.sh --self-test
+	@scripts/coverage.sh --base '$(BASE)' --build $(COVERAGE_BUILD) --min $(COVERAGE_MIN)
+
+# BASE built in a temporary worktree, timed against this tree's build with a null arm for the
+# noise: the table, then results/bench-compare/. Fails only on a regression of >= 2x the noise
+# threshold that a re-run confirms.
+bench-compare: build
+	@scripts/bench-compare.sh --self-test
+	@scripts/bench-compare.sh --base '$(BASE)' --current-build $(BUILD) $(if $(QUICK),--quick)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
