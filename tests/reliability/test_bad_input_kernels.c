@@ -8,25 +8,8 @@
  * test_bad_input_kernels --num-threads N: checks that actx_get_num_threads() is N, for the
  * ACTX_NUM_THREADS values CMake sets (invalid ones must give 1, never an error or a crash). */
 #include <fenv.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "actx.h"
-
-static int failures;
-
-#define EXPECT(cond, ...)                                            \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      if (failures++ < 20) {                                         \
-        fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__);      \
-        fprintf(stderr, __VA_ARGS__);                                \
-        fputc('\n', stderr);                                         \
-      }                                                              \
-    }                                                                \
-  } while (0)
+#include "../kernels/test_util.h"
 
 static void check_size_overflow(void) {
   float x[4] = {1, 2, 3, 4}, y[4] = {0};
@@ -142,10 +125,5 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s [--num-threads N]\n", argv[0]);
     return 2;
   }
-  if (failures) {
-    fprintf(stderr, "test_bad_input_kernels: %d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_bad_input_kernels: ok\n");
-  return 0;
+  return test_finish("test_bad_input_kernels");
 }
