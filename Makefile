@@ -119,7 +119,8 @@ fuzz-merge: fuzz-build
 BASE           ?= HEAD~1
 COVERAGE_BUILD ?= build-coverage
 COVERAGE_MIN   ?= 90
-# make bench-compare QUICK=1: CI's subset (a few minutes); without it, every scenario.
+# make bench-compare QUICK=1: CI's subset (a few minutes); without it, every kernel scenario and
+# `actx ab --quick`'s sessions (about half an hour).
 QUICK          ?=
 
 .PHONY: coverage bench-compare
@@ -133,7 +134,7 @@ coverage: deps
 
 # BASE built in a temporary worktree, timed against this tree's build with a null arm for the
 # noise: the table, then results/bench-compare/. Fails only on a regression of >= 2x the noise
-# threshold that a re-run confirms.
+# threshold and >= 5% that a re-run confirms.
 bench-compare: build
 	@scripts/bench-compare.sh --self-test
 	@scripts/bench-compare.sh --base '$(BASE)' --current-build $(BUILD) $(if $(QUICK),--quick)
