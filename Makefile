@@ -140,4 +140,4 @@ bench-compare: build
 	@scripts/bench-compare.sh --base '$(BASE)' --current-build $(BUILD) $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(COVERAGE_BUILD) build-bench-base
