@@ -84,10 +84,15 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
     case ACTX_EP_POLICY_ALL: *take = true; return NULL;
     case ACTX_EP_POLICY_AUTO: break;
   }
-  /* ORT's fusions would make one kernel of the node and its neighbours; it has no bfloat16
-   * kernels at all, so there a node we leave is a session that fails */
+  /* ORT's fusions would make one kernel of the node and its neighbours. It has no bfloat16
+   * kernels at all, so there a node we leave is a session that fails. In float16 it has no Gelu
+   * kernel to fuse a bias Add into: a Gelu we leave is inlined into its function body, whose
+   * Erf (its √2 a Sqrt node's output, which pattern.c does not see as a GELU) we would then
+   * take alone in the middle of ORT's float32 island. So a float16 Gelu is ours. */
+  const bool gelu_kind = info->kind == ACTX_EP_GELU || info->kind == ACTX_EP_GELU_TANH ||
+                         info->kind == ACTX_EP_MS_GELU || info->kind == ACTX_EP_FAST_GELU;
   bool in_pattern = false;
-  OrtStatus *st = info->dtype == ACTX_BF16
+  OrtStatus *st = info->dtype == ACTX_BF16 || (info->dtype == ACTX_F16 && gelu_kind)
                       ? NULL
                       : actx_ep_in_fusable_pattern(ep->api, node, info->kind, &in_pattern);
   if (st != NULL) return st;
@@ -112,7 +117,11 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
     case ACTX_EP_POLICY_ALL: *take = true; return NULL;
     case ACTX_EP_POLICY_AUTO: break;
   }
-  if (f->node.dtype != ACTX_BF16) {
+  /* A float16 Gelu node after a bias Add: ORT has no float16 Gelu kernel and runs the Add and
+   * the Gelu's inlined function body as one float32 island between two Casts; our fused kernel
+   * computes the same float32 sum and rounds once too, and saves the island's six nodes. */
+  const bool half_gelu_node = f->node.dtype == ACTX_F16 && f->family == ACTX_EP_FUSION_GELU_NODE;
+  if (f->node.dtype != ACTX_BF16 && !half_gelu_node) {
     bool ort_fuses = false;
     OrtStatus *st = actx_ep_ort_fuses(ep->api, f, &ort_fuses);
     if (st != NULL) return st;

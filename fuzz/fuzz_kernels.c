@@ -115,10 +115,10 @@ static void scrambled_parallel_for(void *runner, actx_task_fn task, void *ctx, s
   scramble *s = runner;
   s->calls++;
   s->tasks = num_tasks;
-  /* i -> (i * step + start) mod num_tasks visits each task once when step is odd and coprime;
-   * a step of 1 or num_tasks - 1 (reverse) always is */
+  /* i -> (start + i * step) mod num_tasks visits each task once for a step coprime with
+   * num_tasks: 1 (rotated) and num_tasks - 1 (rotated and reversed) always are */
   const size_t start = s->seed % (num_tasks ? num_tasks : 1);
-  const size_t step = (s->seed & 16) ? num_tasks - 1 : 1;
+  const size_t step = (s->seed & 8) ? num_tasks - 1 : 1;
   for (size_t i = 0; i < num_tasks; i++) task(ctx, (start + i * step) % num_tasks);
 }
 

@@ -231,8 +231,12 @@ static void check_variant(const variant *v, int32_t elem_type, size_t rows, bool
   /* the subgraph as the EP should take it */
   const size_t fused_nodes = pm.n_pattern_nodes - (spec.bias && !v->bias_fused ? 1 : 0);
   const bool exact = elem_type == ACTX_ELEM_FLOAT && v->match && v->ort_fuses;
+  /* auto takes what ORT fuses into the same bits, any bfloat16 subgraph, and a float16 Gelu node
+   * after a bias Add (ORT runs the pair as one float32 island: docs/ep-policy.md) */
+  const bool half_gelu_node = elem_type == ACTX_ELEM_FLOAT16 &&
+                              spec.family == EP_PATTERN_GELU_NODE && spec.bias && bias_in_fusion;
   const bool auto_fuses =
-      v->match && (exact || elem_type == ACTX_ELEM_BFLOAT16) &&
+      v->match && (exact || elem_type == ACTX_ELEM_BFLOAT16 || half_gelu_node) &&
       actx_ep_policy_auto_claims(fused_kind(&spec, bias_in_fusion), dtype_of(elem_type),
                                  symbolic ? -1 : (int64_t)n, symbolic ? COLS : (int64_t)n);
   g_exact += exact;

@@ -118,7 +118,7 @@ static int do_unregister(const fixture *f, int index) {
 
 /* Create, run, release a session on the registered library. */
 static int session_cycle(const fixture *f, int index) {
-  /* ep_name without a library path: the helpers append the devices registered under any name */
+  /* ep_name without a library path: host.c appends the devices registered under any name */
   static const char *const keys[] = {"policy"}, *const values[] = {"all"};
   const actx_ort_session_options o = {.intra_op_threads = 1,
                                       .ep_name = "actx",
