@@ -11,6 +11,15 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Vectors per unrolled step. The op bodies run their steps across all of them in lockstep, as
+ * MLAS's 4x8 loops do: a lone vector's dependency chain is ~30 operations long, longer than
+ * the core's scheduler can look past, so independent work must be adjacent in the code. */
+#define ACTX_AVX2_UNROLL 4
+
+/* Runs one step on every vector; fully unrolled, so v[] stays in registers. */
+#define ACTX_FOR_VECTORS(k, count) _Pragma("GCC unroll 4") for (int k = 0; k < (count); k++)
+_Static_assert(ACTX_AVX2_UNROLL % 2 == 0, "the bfloat16 block loads and stores go in pairs");
+
 /* float32 */
 static inline __m256 actx_load8_f32(const void *p) { return _mm256_loadu_ps((const float *)p); }
 static inline void actx_store8_f32(void *p, __m256 v) { _mm256_storeu_ps((float *)p, v); }
@@ -28,16 +37,70 @@ static inline __m256 actx_load8_bf16(const void *p) {
   __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
   return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
-static inline void actx_store8_bf16(void *p, __m256 v) {
-  const __m256i u = _mm256_castps_si256(v);
+/* The high halves of u's words rounded to nearest even, in the low halves; a NaN may round to
+ * an infinity. */
+static inline __m256i actx_bf16_round_high(__m256i u) {
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
   const __m256i rounded = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb);
-  const __m256i quiet = _mm256_or_si256(u, _mm256_set1_epi32(0x00400000));
+  return _mm256_srli_epi32(rounded, 16);
+}
+/* The same, but a NaN keeps its top half, made quiet. */
+static inline __m256i actx_bf16_round_high_nan(__m256 v) {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i quiet = _mm256_srli_epi32(_mm256_or_si256(u, _mm256_set1_epi32(0x00400000)), 16);
   const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-  const __m256i w = _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
+  return _mm256_blendv_epi8(actx_bf16_round_high(u), quiet, nan);
+}
+static inline void actx_store8_bf16(void *p, __m256 v) {
+  const __m256i w = actx_bf16_round_high_nan(v);
   /* 32 -> 16 bits: packus works per 128-bit lane, so fix the quadword order after it */
   const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(w, w), 0x08);
   _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+}
+
+/* Loads and stores of the unrolled body's ACTX_AVX2_UNROLL vectors (8 * U elements). The op
+ * bodies are lane-wise, so a vector lane may hold any element of the block as long as the store
+ * puts it back where the load took it; bfloat16 uses that to widen and narrow 16 elements with
+ * in-lane unpacks and one pack, without the lane-crossing permute that 8-element order needs. */
+#define ACTX_FOR_PAIRS(k) _Pragma("GCC unroll 4") for (int k = 0; k < ACTX_AVX2_UNROLL; k += 2)
+
+static inline void actx_load_block_f32(const void *p, __m256 *v) {
+  ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) v[k] = actx_load8_f32((const float *)p + 8 * k);
+}
+static inline void actx_store_block_f32(void *p, const __m256 *v) {
+  ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_f32((float *)p + 8 * k, v[k]);
+}
+static inline void actx_load_block_f16(const void *p, __m256 *v) {
+  ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) v[k] = actx_load8_f16((const uint16_t *)p + 8 * k);
+}
+static inline void actx_store_block_f16(void *p, const __m256 *v) {
+  ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_f16((uint16_t *)p + 8 * k, v[k]);
+}
+
+/* 16 bfloat16 e0..e15 become v[k] = e0-3 | e8-11 and v[k + 1] = e4-7 | e12-15: in-lane unpacks */
+static inline void actx_load_block_bf16(const void *p, __m256 *v) {
+  ACTX_FOR_PAIRS(k) {
+    const __m256i w = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p + 8 * k));
+    v[k] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), w));
+    v[k + 1] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), w));
+  }
+}
+
+/* The load's order undone: packus takes four words from each operand per 128-bit lane. NaNs,
+ * rare, are looked for once per block (one compare covers two vectors); a block with one takes
+ * actx_store8_bf16's rule, lane by lane. */
+static inline void actx_store_block_bf16(void *p, const __m256 *v) {
+  __m256 any_nan = _mm256_setzero_ps();
+  ACTX_FOR_PAIRS(k) any_nan = _mm256_or_ps(any_nan, _mm256_cmp_ps(v[k], v[k + 1], _CMP_UNORD_Q));
+  __m256i w[ACTX_AVX2_UNROLL];
+  if (__builtin_expect(_mm256_movemask_ps(any_nan) == 0, 1)) {
+    ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) w[k] = actx_bf16_round_high(_mm256_castps_si256(v[k]));
+  } else {
+    ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) w[k] = actx_bf16_round_high_nan(v[k]);
+  }
+  ACTX_FOR_PAIRS(k) {
+    _mm256_storeu_si256((__m256i *)((uint16_t *)p + 8 * k), _mm256_packus_epi32(w[k], w[k + 1]));
+  }
 }
 
 /* x + bias, where a NaN x wins over a NaN bias (made quiet), as in the portable path: the
@@ -59,13 +122,6 @@ static inline __m256 actx_mul_first_nan8(__m256 x, __m256 m) {
 #define ACTX_SIZEOF_f16 2
 #define ACTX_SIZEOF_bf16 2
 
-/* Vectors per unrolled step. The op bodies run their steps across all of them in lockstep, as
- * MLAS's 4x8 loops do: a lone vector's dependency chain is ~30 operations long, longer than
- * the core's scheduler can look past, so independent work must be adjacent in the code. */
-#define ACTX_AVX2_UNROLL 4
-
-/* Runs one step on every vector; fully unrolled, so v[] stays in registers. */
-#define ACTX_FOR_VECTORS(k, count) _Pragma("GCC unroll 4") for (int k = 0; k < (count); k++)
 
 /* Defines actx_<dt>_<op>__avx2_u32 from
  * `static inline void <op>_xn(__m256 *v, int count, __m256 alpha)`, which maps v[0..count)
@@ -82,18 +138,18 @@ static inline __m256 actx_mul_first_nan8(__m256 x, __m256 m) {
     size_t i = 0;                                                                             \
     if (b == NULL) {                                                                          \
       for (; i + step <= n; i += step) {                                                      \
-        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) v[k] = actx_load8_##dt(x + (i + 8 * k) * es);   \
+        actx_load_block_##dt(x + i * es, v);                                                  \
         op##_xn(v, ACTX_AVX2_UNROLL, va);                                                     \
-        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_##dt(y + (i + 8 * k) * es, v[k]);   \
+        actx_store_block_##dt(y + i * es, v);                                                 \
       }                                                                                       \
     } else {                                                                                  \
+      __m256 vb[ACTX_AVX2_UNROLL];                                                            \
       for (; i + step <= n; i += step) {                                                      \
-        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) {                                               \
-          v[k] = actx_add_bias8(actx_load8_##dt(x + (i + 8 * k) * es),                        \
-                                actx_load8_##dt(b + (i + 8 * k) * es));                       \
-        }                                                                                     \
+        actx_load_block_##dt(x + i * es, v);                                                  \
+        actx_load_block_##dt(b + i * es, vb);                                                 \
+        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) v[k] = actx_add_bias8(v[k], vb[k]);             \
         op##_xn(v, ACTX_AVX2_UNROLL, va);                                                     \
-        ACTX_FOR_VECTORS(k, ACTX_AVX2_UNROLL) actx_store8_##dt(y + (i + 8 * k) * es, v[k]);   \
+        actx_store_block_##dt(y + i * es, v);                                                 \
       }                                                                                       \
     }                                                                                         \
     for (; i + 8 <= n; i += 8) {                                                              \
