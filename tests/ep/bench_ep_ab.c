@@ -39,6 +39,13 @@
 #include "ab_cases.h"
 #include "ep_test.h"
 
+/* The arms' sessions share this process and its cores, each with its own intra-op pool, whose
+ * threads spin for a while after each Run(): an idle arm's would take the cores from the arm
+ * being timed. So no arm's threads spin (actx ab does the same; its --spin undoes it). */
+static const char *const k_no_spin_keys[] = {"session.intra_op.allow_spinning"};
+static const char *const k_no_spin_values[] = {"0"};
+#define NO_SPIN .n_config = 1, .config_keys = k_no_spin_keys, .config_values = k_no_spin_values
+
 typedef struct bench_op {
   const char *name;
   ep_model_spec spec;
@@ -93,7 +100,7 @@ static int arm_open(arm *a, const uint8_t *model, size_t size, const char *polic
                     int32_t elem_type, void *x, const int64_t *dims, size_t rank, void *bias,
                     int64_t bias_len) {
   memset(a, 0, sizeof *a);
-  const ep_session_spec spec = {.policy = policy, .threads = threads};
+  const ep_session_spec spec = {.policy = policy, .threads = threads, NO_SPIN};
   actx_ort_error err;
   if (ep_session_create(model, size, &spec, &a->session, &err) != 0) {
     if (policy != NULL) printf("  session (actx): %s\n", err.message);
@@ -364,6 +371,7 @@ static void profile_pair(const actx_ab_model *m, const char *policy, int threads
   for (int k = 0; k < 2; k++) {
     const ep_session_spec spec = {.policy = policies[k],
                                   .threads = arm_threads[k],
+                                  NO_SPIN,
                                   .profile_prefix = k ? "bench_ep_ab_actx" : "bench_ep_ab_ort"};
     ok[k] = arm_open_case(&arms[k], m, &spec);
   }
@@ -399,8 +407,8 @@ static void bench_case(const actx_ab_case *c, actx_dtype dtype, size_t n, const 
   }
   arm a_ort, a_actx;
   const ep_session_spec ort_spec = {.policy = g_baseline,
-                                    .threads = g_threads_a ? g_threads_a : threads};
-  const ep_session_spec actx_spec = {.policy = policy, .threads = threads};
+                                    .threads = g_threads_a ? g_threads_a : threads, NO_SPIN};
+  const ep_session_spec actx_spec = {.policy = policy, .threads = threads, NO_SPIN};
   const int ok_ort = arm_open_case(&a_ort, &m, &ort_spec);
   const int ok_actx = arm_open_case(&a_actx, &m, &actx_spec);
   if (ok_ort == 0 && ok_actx == 0) {

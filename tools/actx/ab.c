@@ -73,7 +73,8 @@ typedef struct ab_options {
   size_t n_threads;
   long reps, warmup;
   double batch_ms;
-  bool null_control, quick, no_chart, verbose, strict;
+  bool null_control, quick, no_chart, verbose, strict, spin;
+  bool sizes_given; /* --sizes: every case at those; otherwise a case may have its own */
   const char *policy;
   const char *ep_lib_arg;
   char ep_lib[4096];
@@ -135,12 +136,16 @@ static void usage(FILE *out) {
           "  --quick               a subset that takes about a minute\n"
           "  --ops LIST            case names, comma-separated (default: all; see --list)\n"
           "  --dtypes LIST         f32,f16,bf16 (default: all)\n"
-          "  --sizes LIST          element counts (default: 512,3072,16384,65536,262144,1048576)\n"
+          "  --sizes LIST          element counts (default: 512,3072,16384,65536,262144,1048576;\n"
+          "                        the BERT blocks: X's, 768 per token, at sequence lengths\n"
+          "                        32, 128, 512; they run float32 and float16 only)\n"
           "  --threads LIST        intra-op thread counts (default: 1,2)\n"
           "  --reps N              timed reps per arm (default %d)\n"
           "  --warmup N            untimed reps per arm first (default %d)\n"
           "  --batch-ms X          each rep runs the model for about X ms (default %.1f)\n"
           "  --null                add a second ORT-alone arm: the noise of a 1.00x ratio\n"
+          "  --spin                leave ORT's intra-op threads spinning between runs (ORT's\n"
+          "                        default; off here, since the arms' pools share the cores)\n"
           "  --policy auto|all     the EP's policy for the actx arm (default auto)\n"
           "  --ep-lib PATH         libactx_ep.so (default: ../lib/ beside this program)\n"
           "  --out DIR             where ab.csv, ab.txt and ab.png go (default %s)\n"
@@ -186,6 +191,8 @@ static int parse_options(int argc, char **argv, ab_options *o) {
       o->quick = true;
     } else if (strcmp(a, "--null") == 0) {
       o->null_control = true;
+    } else if (strcmp(a, "--spin") == 0) {
+      o->spin = true;
     } else if (strcmp(a, "--no-chart") == 0) {
       o->no_chart = true;
     } else if (strcmp(a, "--strict") == 0) {
@@ -254,6 +261,7 @@ static int parse_options(int argc, char **argv, ab_options *o) {
   }
   if (bad)
     return -1;
+  o->sizes_given = o->n_sizes > 0;
   if (o->n_sizes == 0) {
     const long *src = o->quick ? k_quick_sizes : k_default_sizes;
     size_t n = o->quick ? sizeof k_quick_sizes / sizeof *src : sizeof k_default_sizes / sizeof *src;
@@ -320,7 +328,19 @@ static int create_arm(const ab_options *o, const cell_input *in, long threads, b
                       const char *policy, arm *a) {
   const char *keys[] = {"policy"};
   const char *values[] = {policy};
+  /* Every arm's session lives in this process with its own intra-op pool, whose threads spin
+   * for a while after each Run(): an idle arm's spinning threads would take the cores from the
+   * arm being timed. Measured on the BERT blocks at 2 threads on 2 cores: with spinning, the
+   * null control (ORT alone against ORT alone) strayed to 0.84 and runs took 1.5-3x as long;
+   * without, it stayed within 1.00-1.02. All arms get the same setting. */
+  const char *config_keys[] = {"session.intra_op.allow_spinning"};
+  const char *config_values[] = {"0"};
   actx_ort_session_options so = {.intra_op_threads = (int)threads};
+  if (threads != 1 && !o->spin) {
+    so.n_config = 1;
+    so.config_keys = config_keys;
+    so.config_values = config_values;
+  }
   if (with_ep) {
     so.ep_library_path = o->ep_lib;
     so.ep_name = EP_NAME;
@@ -892,8 +912,9 @@ static void print_header(FILE *out, const ab_options *o, const char *started, co
           sysconf(_SC_NPROCESSORS_ONLN), actx_isa_name(actx_get_isa()), started, load);
   fprintf(out, "Run() time per call in microseconds: median and p10-p90 of %ld reps (each a "
                "batch of ~%.1f ms), after %ld warm-up reps; arms interleaved, order alternating; "
-               "policy %s; seed %llu\n\n",
-          o->reps, o->batch_ms, o->warmup, o->policy, (unsigned long long)o->seed);
+               "policy %s; seed %llu; intra-op threads %s between runs\n\n",
+          o->reps, o->batch_ms, o->warmup, o->policy, (unsigned long long)o->seed,
+          o->spin ? "spin" : "sleep");
 }
 
 /* ---- Progress ------------------------------------------------------------------------------- */
@@ -923,6 +944,16 @@ static void progress_end(progress *p) {
 
 /* ---- Cases -------------------------------------------------------------------------------- */
 
+/* The sizes and dtypes a case is measured at. */
+static void case_sizes(const ab_options *o, const actx_ab_case *c, const long **sizes, size_t *n) {
+  const bool own = !o->sizes_given && c->default_sizes != NULL;
+  *sizes = own ? c->default_sizes : o->sizes;
+  *n = own ? c->n_default_sizes : o->n_sizes;
+}
+static bool case_takes_dtype(const ab_options *o, const actx_ab_case *c, actx_dtype dtype) {
+  return actx_list_contains(o->dtypes, actx_dtype_name(dtype)) && !(c->no_bf16 && dtype == ACTX_BF16);
+}
+
 static int run_builtin_cases(const ab_options *o, results *r, progress *p) {
   size_t n_cases = 0;
   const actx_ab_case *cases = actx_ab_cases(&n_cases);
@@ -930,16 +961,19 @@ static int run_builtin_cases(const ab_options *o, results *r, progress *p) {
     const actx_ab_case *c = &cases[ci];
     if (!actx_list_contains(o->ops, c->name))
       continue;
+    const long *sizes;
+    size_t n_sizes;
+    case_sizes(o, c, &sizes, &n_sizes);
     for (size_t d = 0; d < N_DTYPES; d++) {
       const char *dtype = actx_dtype_name(k_dtypes[d]);
-      if (!actx_list_contains(o->dtypes, dtype))
+      if (!case_takes_dtype(o, c, k_dtypes[d]))
         continue;
-      for (size_t s = 0; s < o->n_sizes; s++) {
+      for (size_t s = 0; s < n_sizes; s++) {
         actx_ab_model m;
         char err[512];
         char seed_name[128];
-        snprintf(seed_name, sizeof seed_name, "%s/%s/%ld", c->name, dtype, o->sizes[s]);
-        if (c->build(c, k_dtypes[d], (size_t)o->sizes[s], actx_hash_string(o->seed, seed_name),
+        snprintf(seed_name, sizeof seed_name, "%s/%s/%ld", c->name, dtype, sizes[s]);
+        if (c->build(c, k_dtypes[d], (size_t)sizes[s], actx_hash_string(o->seed, seed_name),
                      &m, err, sizeof err) != 0) {
           fprintf(stderr, "actx %s: %s\n", CMD, err);
           return -1;
@@ -1062,8 +1096,12 @@ static size_t count_cells(const ab_options *o) {
   for (size_t c = 0; c < n_cases; c++)
     if (actx_list_contains(o->ops, cases[c].name))
       for (size_t d = 0; d < N_DTYPES; d++)
-        if (actx_list_contains(o->dtypes, actx_dtype_name(k_dtypes[d])))
-          total += o->n_sizes * o->n_threads;
+        if (case_takes_dtype(o, &cases[c], k_dtypes[d])) {
+          const long *sizes;
+          size_t n_sizes;
+          case_sizes(o, &cases[c], &sizes, &n_sizes);
+          total += n_sizes * o->n_threads;
+        }
   return total;
 }
 

@@ -57,6 +57,12 @@ struct actx_ab_case {
   bool has_alpha;
   float alpha;
   actx_op op; /* what libactx computes for it */
+  /* The element counts measured when the user gives no --sizes (NULL: the tool's own), and
+   * whether bfloat16 is measured at all (not where ORT lacks kernels for the rest of the
+   * model, so that neither arm can run it). */
+  const long *default_sizes;
+  size_t n_default_sizes;
+  bool no_bf16;
 };
 
 /* The case table, in the order the tables print. */
