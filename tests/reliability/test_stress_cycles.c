@@ -19,7 +19,8 @@
  * 2. CYCLES session cycles under one registration: create, run, release. The heap in use must
  *    not grow: its floor (the lowest sample) over the last quarter of the cycles may exceed the
  *    floor over the first quarter by at most HEAP_SLACK_KB. The floor, because ORT's caches make
- *    the heap swing by ~2 MB between samples with no trend; a leak raises every sample. The
+ *    the heap swing by ~2 MB between samples with no trend; a leak raises every sample (a round
+ *    over the bound is run once more: see HEAP_ROUNDS). The
  *    resident set is printed; it creeps by ~2 MB per 1000 sessions with ORT alone too (glibc's
  *    arenas fragment), so it is no measure of a leak. Not checked under AddressSanitizer (its
  *    allocator is not glibc's). */
@@ -34,11 +35,14 @@
 #define DEFAULT_CYCLES 1000
 #define DEFAULT_WARMUP 50
 /* A leak of 1 KB per session cycle (a model, an output, an OrtEp) grows the floor by ~700 KB
- * between the first and the last quarter of 1000 cycles. The -O0 coverage build measured a
- * drift of +1313 KB once with no leak that LeakSanitizer or valgrind report (ORT's caches), so
- * the bound is 2 MB: it still catches a leak of ~3 KB per cycle; smaller leaks are LSan's and
- * valgrind's to find. */
+ * between the first and the last quarter of 1000 cycles. The -O0 coverage build, its tests run
+ * two at a time, measured one-off drifts of +1313 KB and +3126 KB with no leak that
+ * LeakSanitizer or valgrind report (ORT's caches); run again, the same binary drifted +63 KB
+ * over 1000 cycles and +188 KB over 3000. So the bound is 2 MB, and a round over it is run
+ * again: a leak of ~3 KB per cycle exceeds it in every round, a transient in one. Smaller leaks
+ * are LSan's and valgrind's to find. */
 #define HEAP_SLACK_KB 2048
+#define HEAP_ROUNDS 2
 #define SAMPLE_EVERY 10
 #define REGISTRATION_NAME "actx_cycle"
 #define N 4096
@@ -184,27 +188,31 @@ static void phase_session_cycles(const fixture *f, int cycles, int warmup) {
   int failures = 0;
   for (int c = 0; c < warmup && failures < 5; c++) failures += session_cycle(f, c) != 0;
   const int quarter = cycles / 4 > SAMPLE_EVERY ? cycles / 4 : SAMPLE_EVERY;
-  long floor_first = -1, floor_last = -1;
-  const long rss_before = rss_kb();
-  for (int c = 0; c < cycles && failures < 5; c++) {
-    failures += session_cycle(f, c) != 0;
-    if ((c + 1) % SAMPLE_EVERY != 0) continue;
-    const long h = heap_kb();
-    if (c < quarter && (floor_first < 0 || h < floor_first)) floor_first = h;
-    if (c >= cycles - quarter && (floor_last < 0 || h < floor_last)) floor_last = h;
+  long drift = 0;
+  for (int round = 1; round <= HEAP_ROUNDS && failures == 0; round++) {
+    long floor_first = -1, floor_last = -1;
+    const long rss_before = rss_kb();
+    for (int c = 0; c < cycles && failures < 5; c++) {
+      failures += session_cycle(f, c) != 0;
+      if ((c + 1) % SAMPLE_EVERY != 0) continue;
+      const long h = heap_kb();
+      if (c < quarter && (floor_first < 0 || h < floor_first)) floor_first = h;
+      if (c >= cycles - quarter && (floor_last < 0 || h < floor_last)) floor_last = h;
+    }
+    drift = floor_last - floor_first;
+    printf("%d create/run/release cycles (round %d): heap floor %ld KB in the first quarter, "
+           "%ld KB in the last (%+ld KB); RSS %+ld KB\n",
+           cycles, round, floor_first, floor_last, drift, rss_kb() - rss_before);
+    if (UNDER_ASAN || drift <= HEAP_SLACK_KB) break;
   }
-  const long rss_after = rss_kb();
   CHECK(failures == 0, "%d session cycles failed", failures);
   do_unregister(f, -1);
-  printf("%d create/run/release cycles: heap floor %ld KB in the first quarter, %ld KB in the "
-         "last (%+ld KB); RSS %+ld KB\n",
-         cycles, floor_first, floor_last, floor_last - floor_first, rss_after - rss_before);
   if (UNDER_ASAN)
     printf("AddressSanitizer: the heap bound is not applied (not glibc's allocator)\n");
   else
-    CHECK(floor_last - floor_first <= HEAP_SLACK_KB,
-          "the heap grew by %ld KB over %d session cycles (bound %d KB)", floor_last - floor_first,
-          cycles, HEAP_SLACK_KB);
+    CHECK(drift <= HEAP_SLACK_KB,
+          "the heap grew by more than %d KB over %d session cycles in each of %d rounds",
+          HEAP_SLACK_KB, cycles, HEAP_ROUNDS);
 }
 
 int main(int argc, char **argv) {
