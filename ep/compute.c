@@ -11,15 +11,31 @@
 
 #include "actx_ep.h"
 
-/* Tensors below this many elements run on the calling thread without touching ORT's pool.
- * actx_compute() never makes tasks under actx_min_elements_per_task() (16 Ki, libactx's
- * measured cost of waking a thread); 64 Ki asks for at least 4 such tasks, so a split is
- * worth a wake-up even for the cheapest op. docs/ep-policy.md, "Splitting over ORT's pool",
- * has what the reference machine showed and how to re-measure. */
-#ifdef ACTX_EP_PARALLEL_MIN_ELEMENTS /* measurement builds sweep it */
-#define PARALLEL_MIN_ELEMENTS ACTX_EP_PARALLEL_MIN_ELEMENTS
+/* Tensors below this many elements run on the calling thread without touching ORT's pool. A
+ * split pays once each thread gets more work than a wake-up costs, so the threshold goes with
+ * the op's cost per element. Measured (docs/ep-policy.md, "Splitting over ORT's pool": the EP
+ * on 2 threads against 1, 3 runs): GELU and erf (~1 ns/element) gain 1.02-1.23x at 64 Ki;
+ * tanh GELU and QuickGelu (~0.5 ns) lose at 64 Ki (0.95-1.02) and gain 1.16-1.30x at 128 Ki;
+ * tanh and sigmoid (~0.4 ns) are mixed at 128 Ki (0.86-1.35) and gain 1.06-1.34x at 256 Ki.
+ * actx_compute() itself never makes tasks under actx_min_elements_per_task() (16 Ki). */
+#ifdef ACTX_EP_PARALLEL_MIN_ELEMENTS /* measurement builds sweep it (1: split what libactx can) */
+static size_t parallel_min_elements(actx_op op) {
+  (void)op;
+  return ACTX_EP_PARALLEL_MIN_ELEMENTS;
+}
 #else
-#define PARALLEL_MIN_ELEMENTS 65536
+static size_t parallel_min_elements(actx_op op) {
+  switch (op) {
+    case ACTX_OP_ERF:
+    case ACTX_OP_GELU: return 65536;
+    case ACTX_OP_GELU_TANH:
+    case ACTX_OP_QUICK_GELU: return 131072;
+    case ACTX_OP_TANH:
+    case ACTX_OP_SIGMOID: return 262144;
+    case ACTX_OP_COUNT: break;
+  }
+  return 65536;
+}
 #endif
 
 /* One claimed node or fused subgraph, as Compile saw it. */
@@ -118,7 +134,7 @@ static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContex
   const ort_runner runner = {api, context};
   const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};
   const actx_status status =
-      actx_compute(&desc, x_data, y_data, n, n >= PARALLEL_MIN_ELEMENTS ? &par : NULL);
+      actx_compute(&desc, x_data, y_data, n, n >= parallel_min_elements(desc.op) ? &par : NULL);
   if (status != ACTX_OK)
     return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_compute: %s", k->name,
                          actx_status_string(status));

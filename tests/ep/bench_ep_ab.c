@@ -11,7 +11,7 @@
  * none): A/B then isolates the per-node cost of running the node in actx instead of ORT's
  * kernel, without the fixed per-Run cost ORT pays for having a second EP in the session.
  * --baseline all --threads-a 1 compares actx on 1 thread with actx on the pool (the parallel
- * threshold; build the EP with -DACTX_EP_PARALLEL_MIN_ELEMENTS=0 to let it split everything).
+ * threshold; build the EP with -DACTX_EP_PARALLEL_MIN_ELEMENTS=1 to let it split everything).
  *
  * For each (operator, size, thread count) both sessions are created in this process with the
  * same model and options, warmed up, then timed in interleaved batches (A B B A ...): each batch
