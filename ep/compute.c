@@ -15,8 +15,9 @@
  * split pays once each thread gets more work than a wake-up costs, so the threshold goes with
  * the op's cost per element. Measured (docs/ep-policy.md, "Splitting over ORT's pool": the EP
  * on 2 threads against 1, 3 runs): GELU and erf (~1 ns/element) gain 1.02-1.23x at 64 Ki;
- * tanh GELU and QuickGelu (~0.5 ns) lose at 64 Ki (0.95-1.02) and gain 1.16-1.30x at 128 Ki;
- * tanh and sigmoid (~0.4 ns) are mixed at 128 Ki (0.86-1.35) and gain 1.06-1.34x at 256 Ki.
+ * the cheaper ops (~0.4-0.6 ns) lose at 64 Ki (0.86-1.02) and gain at 128 Ki, clearly for
+ * tanh GELU and QuickGelu (1.16-1.30x), on average for tanh and sigmoid (0.86-1.35x) — which
+ * there still must split, since ORT's own kernels do and left alone we ran 0.85-1.00x of ORT.
  * actx_compute() itself never makes tasks under actx_min_elements_per_task() (16 Ki). */
 #ifdef ACTX_EP_PARALLEL_MIN_ELEMENTS /* measurement builds sweep it (1: split what libactx can) */
 static size_t parallel_min_elements(actx_op op) {
@@ -29,9 +30,9 @@ static size_t parallel_min_elements(actx_op op) {
     case ACTX_OP_ERF:
     case ACTX_OP_GELU: return 65536;
     case ACTX_OP_GELU_TANH:
-    case ACTX_OP_QUICK_GELU: return 131072;
+    case ACTX_OP_QUICK_GELU:
     case ACTX_OP_TANH:
-    case ACTX_OP_SIGMOID: return 262144;
+    case ACTX_OP_SIGMOID: return 131072;
     case ACTX_OP_COUNT: break;
   }
   return 65536;

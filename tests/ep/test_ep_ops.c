@@ -64,7 +64,7 @@ static const shape shapes[] = {
     {1, {1}},       {1, {0}},        {0, {0}},       {3, {3, 1, 5}},  {3, {2, 0, 7}}, {1, {33}},
     {2, {1, 1024}}, {3, {2, 3, 67}}, {2, {5, 4099}},
     /* split over ORT's pool at 2 threads: 120000 elements for erf and GELU, 270000 for every
-     * op (ep/compute.c's thresholds) */
+     * op (ep/compute.c's thresholds: 64 Ki and 128 Ki) */
     {2, {3, 40000}}, {2, {3, 90000}},
 };
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
