@@ -5,6 +5,7 @@
 
 #include "actx.h"
 #include "dispatch.h"
+#include "lut.h"
 #include "pool.h"
 
 /* Below this many elements per task a split costs more than it saves: waking a thread is
@@ -62,11 +63,16 @@ typedef struct job {
   const char *bias; /* NULL or bias_len elements */
   size_t bias_len;
   float alpha;
-  size_t chunk; /* elements per task */
+  size_t chunk;       /* elements per task */
+  const uint16_t *lut; /* when not NULL, the op's float16 / bfloat16 table replaces the kernel */
 } job;
 
 /* Runs elements [start, end), walking the bias row by row so a kernel never wraps. */
 static void run_range(const job *j, size_t start, size_t end) {
+  if (j->lut != NULL) {
+    actx_lut_apply(j->lut, j->x + start * j->es, j->y + start * j->es, end - start);
+    return;
+  }
   if (j->bias == NULL) {
     j->kernel(j->x + start * j->es, j->y + start * j->es, end - start, NULL, j->alpha);
     return;
@@ -116,7 +122,8 @@ actx_status actx_compute(const actx_op_desc *desc, const void *x, void *y, size_
   if (st != ACTX_OK || n == 0) return st;
 
   job j = {actx_kernel_lookup(desc->op, desc->dtype), x, y, n, actx_dtype_size(desc->dtype),
-           desc->bias, desc->bias_len, desc->alpha, n};
+           desc->bias, desc->bias_len, desc->alpha, n, NULL};
+  if (j.bias == NULL && n >= ACTX_LUT_MIN_ELEMENTS) j.lut = actx_lut_get(desc->op, desc->dtype);
 
   /* a short bias row is tiled so that kernels see rows of at least BIAS_TILE / 2 elements */
   _Alignas(64) char tile[BIAS_TILE * 4];

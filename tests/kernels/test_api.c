@@ -1,6 +1,9 @@
 /* The public API's contract: every bad argument gets its actx_status (never a crash), the
- * convenience functions equal actx_compute, and every thread count and split gives the same
- * bits. */
+ * convenience functions equal actx_compute, every thread count and split gives the same bits,
+ * and so do threads racing to build a float16 / bfloat16 table. */
+#include <pthread.h>
+
+#include "../../src/lut.h"
 #include "test_util.h"
 
 static void check_errors(void) {
@@ -100,6 +103,49 @@ static void check_threads(void) {
   free(x), free(ref), free(y), free(bias);
 }
 
+/* Threads that reach a float16 / bfloat16 table first all build it at once (src/lut.c): every
+ * one must get the kernel's bits. Runs first, before any table exists; TSan checks it too. */
+#define RACE_THREADS 4
+#define RACE_N 8192
+#define RACE_PIECE 1024
+_Static_assert(RACE_N >= ACTX_LUT_MIN_ELEMENTS && RACE_PIECE < ACTX_LUT_MIN_ELEMENTS,
+               "the race must use the table, its reference the kernel");
+typedef struct race {
+  actx_dtype dtype;
+  const uint16_t *x;
+  uint16_t y[RACE_N];
+} race;
+
+static void *race_run(void *arg) {
+  race *r = arg;
+  const actx_op_desc d = {.op = ACTX_OP_GELU, .dtype = r->dtype};
+  if (actx_compute(&d, r->x, r->y, RACE_N, NULL) != ACTX_OK) memset(r->y, 0, sizeof r->y);
+  return NULL;
+}
+
+static void check_table_race(void) {
+  static uint16_t x[RACE_N], ref[RACE_N];
+  static race races[2][RACE_THREADS];
+  uint64_t s = 9;
+  for (size_t i = 0; i < RACE_N; i++) x[i] = (uint16_t)rng_next(&s);
+  pthread_t th[2][RACE_THREADS];
+  for (int t = 0; t < 2; t++)
+    for (int i = 0; i < RACE_THREADS; i++) {
+      races[t][i] = (race){.dtype = t ? ACTX_BF16 : ACTX_F16, .x = x};
+      EXPECT(pthread_create(&th[t][i], NULL, race_run, &races[t][i]) == 0, "pthread_create");
+    }
+  for (int t = 0; t < 2; t++) {
+    for (int i = 0; i < RACE_THREADS; i++) pthread_join(th[t][i], NULL);
+    /* the reference: the same op below the table's threshold, in pieces, runs the kernel */
+    const actx_op_desc d = {.op = ACTX_OP_GELU, .dtype = t ? ACTX_BF16 : ACTX_F16};
+    for (size_t i = 0; i < RACE_N; i += RACE_PIECE)
+      EXPECT(actx_compute(&d, x + i, ref + i, RACE_PIECE, NULL) == ACTX_OK, "reference");
+    for (int i = 0; i < RACE_THREADS; i++)
+      EXPECT(memcmp(races[t][i].y, ref, sizeof ref) == 0, "%s thread %d: wrong bits",
+             actx_dtype_name(d.dtype), i);
+  }
+}
+
 static void check_convenience(void) {
   float x[300], a[300], b[300], bias[3] = {0.5f, -1, 2};
   uint64_t s = 2;
@@ -129,6 +175,7 @@ static void check_convenience(void) {
 }
 
 int main(void) {
+  check_table_race();
   check_errors();
   check_convenience();
   check_threads();

@@ -1,0 +1,71 @@
+/* The float16 / bfloat16 lookup tables (see lut.h). */
+#include "lut.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+
+#define LUT_SIZE 65536
+
+static _Atomic(uint16_t *) tables[ACTX_OP_COUNT][ACTX_DTYPE_COUNT];
+
+/* The ops whose kernel costs more than a lookup. Measured in ORT sessions (docs/ep-policy.md,
+ * "float16 and bfloat16 tables"), float16 at 64 Ki on 1 thread, ORT alone / ORT + actx without
+ * and with tables: erf 1.28-1.32 -> 2.13-2.21, GELU 2.05-2.10 -> 3.62-3.92, tanh GELU
+ * 4.95-5.05 -> 5.74-6.02; but tanh 1.54-1.60 -> 1.24-1.39 and sigmoid 1.60-1.65 -> 1.31-1.37:
+ * their kernels cost no more than a lookup. quick_gelu has a parameter (alpha). */
+static int op_has_table(actx_op op, actx_dtype dtype) {
+  if (dtype == ACTX_F32) return 0;
+  return op == ACTX_OP_ERF || op == ACTX_OP_GELU || op == ACTX_OP_GELU_TANH;
+}
+
+const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
+  if (!op_has_table(op, dtype)) return NULL;
+  _Atomic(uint16_t *) *slot = &tables[op][dtype];
+  uint16_t *t = atomic_load_explicit(slot, memory_order_acquire);
+  if (t != NULL) return t;
+  t = aligned_alloc(64, LUT_SIZE * sizeof *t);
+  if (t == NULL) return NULL;
+  for (uint32_t i = 0; i < LUT_SIZE; i++) t[i] = (uint16_t)i;
+  actx_kernel_lookup(op, dtype)(t, t, LUT_SIZE, NULL, 0.0f); /* in place */
+  /* two threads may build at once: the first to publish wins, the other frees its copy */
+  uint16_t *expected = NULL;
+  if (atomic_compare_exchange_strong_explicit(slot, &expected, t, memory_order_acq_rel,
+                                              memory_order_acquire))
+    return t;
+  free(t);
+  return expected;
+}
+
+/* Eight inputs are read before any output is written, so y == x is safe; memcpy makes every
+ * access alignment-free and compiles to plain moves. */
+void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n) {
+  const unsigned char *xs = x;
+  unsigned char *ys = y;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t a, b;
+    memcpy(&a, xs + 2 * i, 8);
+    memcpy(&b, xs + 2 * i + 8, 8);
+    const uint16_t r[8] = {table[a & 0xFFFF],         table[(a >> 16) & 0xFFFF],
+                           table[(a >> 32) & 0xFFFF], table[a >> 48],
+                           table[b & 0xFFFF],         table[(b >> 16) & 0xFFFF],
+                           table[(b >> 32) & 0xFFFF], table[b >> 48]};
+    memcpy(ys + 2 * i, r, sizeof r);
+  }
+  for (; i < n; i++) {
+    uint16_t v;
+    memcpy(&v, xs + 2 * i, 2);
+    memcpy(ys + 2 * i, &table[v], 2);
+  }
+}
+
+/* Tables are freed when the library is unloaded (an EP library is unloaded by ORT), so leak
+ * checkers see nothing and a reload starts clean. */
+__attribute__((destructor)) static void free_tables(void) {
+  for (int op = 0; op < ACTX_OP_COUNT; op++)
+    for (int dt = 0; dt < ACTX_DTYPE_COUNT; dt++)
+      free(atomic_exchange_explicit(&tables[op][dt], NULL, memory_order_acq_rel));
+}

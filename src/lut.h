@@ -1,0 +1,26 @@
+#ifndef ACTX_LUT_H
+#define ACTX_LUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actx.h"
+
+/* float16 and bfloat16 have 65,536 inputs, so an op without a bias or a parameter can be a table
+ * of its 65,536 results, filled once by the op's own kernel: a lookup gives the kernel's exact
+ * bits with two loads and a store per element, no arithmetic. erf, GELU and tanh GELU have
+ * tables (their kernels cost more than a lookup); tanh and sigmoid do not (lut.c).
+ *
+ * A table costs 128 KiB and one kernel pass over 65,536 inputs (~0.1-0.2 ms) on first use, so
+ * tensors shorter than ACTX_LUT_MIN_ELEMENTS run the kernel instead: a one-off short call never
+ * pays for a table, and the bits are the same either way. */
+#define ACTX_LUT_MIN_ELEMENTS 4096
+
+/* The table of op on dtype, built on first call (thread-safe); NULL where no table applies
+ * (float32, an op without one) or memory ran out, and the caller runs the kernel. */
+const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype);
+
+/* y[i] = table[x[i]] for n 16-bit elements; y == x allowed, any alignment. */
+void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n);
+
+#endif /* ACTX_LUT_H */
