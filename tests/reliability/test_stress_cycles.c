@@ -40,9 +40,16 @@
  * LeakSanitizer or valgrind report (ORT's caches); run again, the same binary drifted +63 KB
  * over 1000 cycles and +188 KB over 3000. So the bound is 2 MB, and a round over it is run
  * again: a leak of ~3 KB per cycle exceeds it in every round, a transient in one. Smaller leaks
- * are LSan's and valgrind's to find. */
+ * are LSan's and valgrind's to find. A CI run once drifted +3827 KB and +3142 KB in both rounds
+ * of one process (and +2388 KB over its full cycles, against ~1500 KB in other runs), while the
+ * same binary, run again alone, with two CPU hogs or beside stress_threads, drifted -3 to +152
+ * KB: the state that grows belongs to that process. So a process whose rounds all exceed the
+ * bound runs the test once more in a fresh process (RERUN_ENV), and only a second failure
+ * counts: a real leak grows the heap in every process. */
 #define HEAP_SLACK_KB 2048
 #define HEAP_ROUNDS 2
+#define RERUN_ENV "ACTX_STRESS_CYCLES_RERUN"
+static char **g_argv;
 #define SAMPLE_EVERY 10
 #define REGISTRATION_NAME "actx_cycle"
 #define N 4096
@@ -207,6 +214,13 @@ static void phase_session_cycles(const fixture *f, int cycles, int warmup) {
   }
   CHECK(failures == 0, "%d session cycles failed", failures);
   do_unregister(f, -1);
+  if (!UNDER_ASAN && drift > HEAP_SLACK_KB && getenv(RERUN_ENV) == NULL) {
+    printf("the heap drifted over the bound in every round: running again in a fresh process\n");
+    fflush(stdout);
+    setenv(RERUN_ENV, "1", 1);
+    execv("/proc/self/exe", g_argv);
+    printf("execv: could not run again\n");
+  }
   if (UNDER_ASAN)
     printf("AddressSanitizer: the heap bound is not applied (not glibc's allocator)\n");
   else
@@ -216,6 +230,7 @@ static void phase_session_cycles(const fixture *f, int cycles, int warmup) {
 }
 
 int main(int argc, char **argv) {
+  g_argv = argv;
   if (ep_test_init(argc, argv) != 0) return 2;
   const int cycles = argc > 2 ? atoi(argv[2]) : DEFAULT_CYCLES;
   const int warmup = argc > 3 ? atoi(argv[3]) : DEFAULT_WARMUP;
