@@ -188,6 +188,12 @@ OrtStatus *actx_ep_kernel_create_fused(const OrtApi *api, const actx_ep_node *in
   k->api = api;
   k->node = *info;
   snprintf(k->name, sizeof k->name, "%s", label);
+  /* a float16 / bfloat16 table is built now, with the session, not in its first Run(); if it
+   * cannot be, Compute runs the kernel (same bits) */
+  if (!info->has_bias) {
+    const actx_op_desc desc = {.op = info->op, .dtype = info->dtype, .alpha = info->alpha};
+    (void)actx_prepare(&desc);
+  }
 
   const char *names[2] = {x_name, bias_name};
   size_t *slots[2] = {&k->x_input, &k->bias_input};

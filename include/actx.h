@@ -110,6 +110,13 @@ ACTX_API size_t actx_min_elements_per_task(actx_dtype dtype);
 ACTX_API actx_status actx_compute(const actx_op_desc *desc, const void *x, void *y, size_t n,
                                   const actx_parallel *par);
 
+/* Does now the one-time work that actx_compute() would do on the first long tensor of this op
+ * and dtype (float16 / bfloat16 erf, GELU and tanh GELU build a 128 KiB table of all 65,536
+ * results, ~0.1-0.2 ms), so that no later call pays it. Optional; thread-safe; the same
+ * argument checks as actx_compute(). ACTX_ERROR_OUT_OF_MEMORY if the table cannot be
+ * allocated (actx_compute() then runs the kernel instead: same bits). */
+ACTX_API actx_status actx_prepare(const actx_op_desc *desc);
+
 /* Threads used by the convenience functions below: a built-in pthread pool of n - 1 workers
  * plus the caller. 0 or 1 means no pool. The initial value comes from the environment variable
  * ACTX_NUM_THREADS, else 1. Not to be called while a convenience function runs. */

@@ -25,7 +25,7 @@ const char *actx_status_string(actx_status status) {
     case ACTX_ERROR_INVALID_ARGUMENT: return "invalid argument (op, dtype, isa or a field the op does not take)";
     case ACTX_ERROR_OVERLAP: return "x and y overlap without being the same buffer";
     case ACTX_ERROR_UNSUPPORTED: return "the instruction set is not supported by this CPU";
-    case ACTX_ERROR_OUT_OF_MEMORY: return "out of memory (thread pool)";
+    case ACTX_ERROR_OUT_OF_MEMORY: return "out of memory (thread pool or table)";
   }
   return "unknown actx_status";
 }
@@ -148,6 +148,14 @@ actx_status actx_compute(const actx_op_desc *desc, const void *x, void *y, size_
   j.chunk = (j.chunk + TASK_GRAIN - 1) / TASK_GRAIN * TASK_GRAIN;
   tasks = (n + j.chunk - 1) / j.chunk;
   par->parallel_for(par->runner_ctx, run_task, &j, tasks);
+  return ACTX_OK;
+}
+
+actx_status actx_prepare(const actx_op_desc *desc) {
+  const actx_status st = check(desc, NULL, NULL, 0);
+  if (st != ACTX_OK || desc->bias != NULL) return st;
+  if (actx_lut_has_table(desc->op, desc->dtype) && actx_lut_get(desc->op, desc->dtype) == NULL)
+    return ACTX_ERROR_OUT_OF_MEMORY;
   return ACTX_OK;
 }
 

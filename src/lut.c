@@ -16,13 +16,13 @@ static _Atomic(uint16_t *) tables[ACTX_OP_COUNT][ACTX_DTYPE_COUNT];
  * and with tables: erf 1.28-1.32 -> 2.13-2.21, GELU 2.05-2.10 -> 3.62-3.92, tanh GELU
  * 4.95-5.05 -> 5.74-6.02; but tanh 1.54-1.60 -> 1.24-1.39 and sigmoid 1.60-1.65 -> 1.31-1.37:
  * their kernels cost no more than a lookup. quick_gelu has a parameter (alpha). */
-static int op_has_table(actx_op op, actx_dtype dtype) {
+int actx_lut_has_table(actx_op op, actx_dtype dtype) {
   if (dtype == ACTX_F32) return 0;
   return op == ACTX_OP_ERF || op == ACTX_OP_GELU || op == ACTX_OP_GELU_TANH;
 }
 
 const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
-  if (!op_has_table(op, dtype)) return NULL;
+  if (!actx_lut_has_table(op, dtype)) return NULL;
   _Atomic(uint16_t *) *slot = &tables[op][dtype];
   uint16_t *t = atomic_load_explicit(slot, memory_order_acquire);
   if (t != NULL) return t;
@@ -37,6 +37,11 @@ const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
     return t;
   free(t);
   return expected;
+}
+
+const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype) {
+  if (!actx_lut_has_table(op, dtype)) return NULL;
+  return atomic_load_explicit(&tables[op][dtype], memory_order_acquire);
 }
 
 /* Eight inputs are read before any output is written, so y == x is safe; memcpy makes every

@@ -16,9 +16,15 @@
  * pays for a table, and the bits are the same either way. */
 #define ACTX_LUT_MIN_ELEMENTS 4096
 
+/* Whether op on dtype has a table (float32 and the ops without one do not). */
+int actx_lut_has_table(actx_op op, actx_dtype dtype);
+
 /* The table of op on dtype, built on first call (thread-safe); NULL where no table applies
  * (float32, an op without one) or memory ran out, and the caller runs the kernel. */
 const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype);
+
+/* The table if it has been built, else NULL; builds nothing (for tests). */
+const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype);
 
 /* y[i] = table[x[i]] for n 16-bit elements; y == x allowed, any alignment. */
 void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n);

@@ -146,6 +146,25 @@ static void check_table_race(void) {
   }
 }
 
+/* actx_prepare: the argument checks of actx_compute, and a table built before any compute. */
+static void check_prepare(void) {
+  EXPECT(actx_prepare(NULL) == ACTX_ERROR_NULL_POINTER, "prepare NULL");
+  actx_op_desc d = {.op = ACTX_OP_COUNT, .dtype = ACTX_F16};
+  EXPECT(actx_prepare(&d) == ACTX_ERROR_INVALID_ARGUMENT, "prepare bad op");
+  d = (actx_op_desc){.op = ACTX_OP_TANH, .dtype = ACTX_F16, .alpha = 1.0f};
+  EXPECT(actx_prepare(&d) == ACTX_ERROR_INVALID_ARGUMENT, "prepare alpha on tanh");
+  d = (actx_op_desc){.op = ACTX_OP_ERF, .dtype = ACTX_F32};
+  EXPECT(actx_prepare(&d) == ACTX_OK, "prepare f32 (nothing to do)");
+  d = (actx_op_desc){.op = ACTX_OP_SIGMOID, .dtype = ACTX_BF16};
+  EXPECT(actx_prepare(&d) == ACTX_OK, "prepare bf16 sigmoid (no table)");
+  d = (actx_op_desc){.op = ACTX_OP_GELU_TANH, .dtype = ACTX_BF16};
+  EXPECT(actx_lut_peek(d.op, d.dtype) == NULL, "bf16 gelu_tanh table built before its time");
+  EXPECT(actx_prepare(&d) == ACTX_OK, "prepare bf16 gelu_tanh");
+  EXPECT(actx_lut_peek(d.op, d.dtype) != NULL, "actx_prepare built no table");
+  const uint16_t *t = actx_lut_peek(d.op, d.dtype);
+  EXPECT(actx_prepare(&d) == ACTX_OK && actx_lut_peek(d.op, d.dtype) == t, "prepare twice");
+}
+
 static void check_convenience(void) {
   float x[300], a[300], b[300], bias[3] = {0.5f, -1, 2};
   uint64_t s = 2;
@@ -176,6 +195,7 @@ static void check_convenience(void) {
 
 int main(void) {
   check_table_race();
+  check_prepare();
   check_errors();
   check_convenience();
   check_threads();
