@@ -5,13 +5,15 @@
  * usage: bench_ep_ab <libactx_ep.so> [--quick] [--dtype f32|f16|bf16] [--op NAME]
  *                    [--sizes n,n,...] [--threads t,t,...] [--model single|addgelu|pattern]
  *                    [--case NAME] [--profile RUNS] [--policy P] [--baseline ort|none|all]
- *                    [--threads-a T] [--batches B] [--batch-us T]
+ *                    [--threads-a T] [--dtype-a f32|f16|bf16] [--batches B] [--batch-us T]
  *
  * --baseline none makes arm A a session with the actx EP appended but claiming nothing (policy
  * none): A/B then isolates the per-node cost of running the node in actx instead of ORT's
  * kernel, without the fixed per-Run cost ORT pays for having a second EP in the session.
  * --baseline all --threads-a 1 compares actx on 1 thread with actx on the pool (the parallel
  * threshold; build the EP with -DACTX_EP_PARALLEL_MIN_ELEMENTS=1 to let it split everything).
+ * --dtype-a T (with --case) runs arm A's model in element type T: --case Tanh --dtype bf16
+ * --dtype-a f16 --baseline all times bfloat16 against float16, both in actx, interleaved.
  *
  * For each (operator, size, thread count) both sessions are created in this process with the
  * same model and options, warmed up, then timed in interleaved batches (A B B A ...): each batch
@@ -233,6 +235,7 @@ static int build_composite(model_kind kind, int32_t elem_type, const int64_t *di
 static const char *g_baseline;   /* NULL: ORT alone; else the policy of arm A */
 static double g_batch_us = 2000; /* target duration of one batch */
 static int g_threads_a;          /* arm A's intra-op threads; 0: the same as arm B's */
+static const char *g_dtype_a;    /* --dtype-a: arm A's element type (NULL: arm B's) */
 
 /* Times two open arms in interleaved batches and prints the medians and the paired ratio. */
 static void compare_arms(const char *name, const char *dtype, size_t n, int threads, int batches,
@@ -396,28 +399,41 @@ static void profile_pair(const actx_ab_model *m, const char *policy, int threads
 
 static int g_profile_runs; /* --profile: profiled runs per arm (0: none) */
 
+/* "f16", "bf16", anything else float32 (as --dtype reads it) */
+static actx_dtype parse_dtype(const char *d) {
+  return strcmp(d, "f16") == 0 ? ACTX_F16 : strcmp(d, "bf16") == 0 ? ACTX_BF16 : ACTX_F32;
+}
+
 /* --case: a model of actx ab's table, ORT alone against ORT + actx. */
 static void bench_case(const actx_ab_case *c, actx_dtype dtype, size_t n, const char *policy,
                        int threads, int batches) {
-  actx_ab_model m;
+  actx_ab_model m, m_a;
   char err[512];
+  const actx_dtype dtype_a = g_dtype_a ? parse_dtype(g_dtype_a) : dtype;
   if (c->build(c, dtype, n, 20240611u + n, &m, err, sizeof err) != 0) {
     printf("%s: %s\n", c->name, err);
+    return;
+  }
+  if (dtype_a != dtype && c->build(c, dtype_a, n, 20240611u + n, &m_a, err, sizeof err) != 0) {
+    printf("%s: %s\n", c->name, err);
+    actx_ab_model_free(&m);
     return;
   }
   arm a_ort, a_actx;
   const ep_session_spec ort_spec = {.policy = g_baseline,
                                     .threads = g_threads_a ? g_threads_a : threads, NO_SPIN};
   const ep_session_spec actx_spec = {.policy = policy, .threads = threads, NO_SPIN};
-  const int ok_ort = arm_open_case(&a_ort, &m, &ort_spec);
+  const int ok_ort = arm_open_case(&a_ort, dtype_a != dtype ? &m_a : &m, &ort_spec);
   const int ok_actx = arm_open_case(&a_actx, &m, &actx_spec);
   if (ok_ort == 0 && ok_actx == 0) {
     char note[96] = "";
     actx_ort_error e;
     const long on_actx = actx_ort_count_nodes_on(a_actx.session, "actx", &e);
     snprintf(note, sizeof note, "(%ld nodes on actx)", on_actx);
-    compare_arms(c->name, actx_dtype_name(dtype), m.elements, threads, batches, &a_ort, &a_actx,
-                 note);
+    char dtypes[16];
+    snprintf(dtypes, sizeof dtypes, "%s%s%s", dtype_a != dtype ? actx_dtype_name(dtype_a) : "",
+             dtype_a != dtype ? ":" : "", actx_dtype_name(dtype));
+    compare_arms(c->name, dtypes, m.elements, threads, batches, &a_ort, &a_actx, note);
   } else {
     printf("%-20s %-5s %8zu %2d  a session failed\n", c->name, actx_dtype_name(dtype), m.elements,
            threads);
@@ -428,6 +444,7 @@ static void bench_case(const actx_ab_case *c, actx_dtype dtype, size_t n, const 
     profile_pair(&m, policy, threads, g_profile_runs);
   fflush(stdout);
   actx_ab_model_free(&m);
+  if (dtype_a != dtype) actx_ab_model_free(&m_a);
 }
 
 static void bench_one(const char *name, const ep_model_spec *op_spec, model_kind kind,
@@ -530,6 +547,8 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--threads-a") == 0 && i + 1 < argc)
       g_threads_a = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--dtype-a") == 0 && i + 1 < argc)
+      g_dtype_a = argv[++i];
     else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc)
       only_op = argv[++i];
     else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
@@ -559,6 +578,10 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (g_dtype_a != NULL && ab_case == NULL) {
+    printf("--dtype-a needs --case\n");
+    return 2;
+  }
   actx_ort_error err;
   if (actx_ort_api(&err) == NULL) {
     printf("%s\n", err.message);
@@ -574,6 +597,10 @@ int main(int argc, char **argv) {
   if (g_threads_a) {
     const size_t len = strlen(arm_a);
     snprintf(arm_a + len, sizeof arm_a - len, " at %d threads", g_threads_a);
+  }
+  if (g_dtype_a) {
+    const size_t len = strlen(arm_a);
+    snprintf(arm_a + len, sizeof arm_a - len, " in %s", actx_dtype_name(parse_dtype(g_dtype_a)));
   }
   printf("# ratio = %s / (ORT + actx, policy %s); medians of %d interleaved batches\n", arm_a,
          policy, batches);
