@@ -561,13 +561,10 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
       n_threads = parse_list(argv[++i], threads, 8);
     else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
-      const char *d = argv[++i];
-      elem_type = strcmp(d, "f16") == 0    ? ACTX_ELEM_FLOAT16
-                  : strcmp(d, "bf16") == 0 ? ACTX_ELEM_BFLOAT16
-                                           : ACTX_ELEM_FLOAT;
-      dtype = elem_type == ACTX_ELEM_FLOAT16    ? ACTX_F16
-              : elem_type == ACTX_ELEM_BFLOAT16 ? ACTX_BF16
-                                                : ACTX_F32;
+      dtype = parse_dtype(argv[++i]);
+      elem_type = dtype == ACTX_F16    ? ACTX_ELEM_FLOAT16
+                  : dtype == ACTX_BF16 ? ACTX_ELEM_BFLOAT16
+                                       : ACTX_ELEM_FLOAT;
     } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
       const char *k = argv[++i];
       kind = strcmp(k, "addgelu") == 0   ? MODEL_ADDGELU
