@@ -20,7 +20,10 @@ build: deps
 # the concurrency tests under ThreadSanitizer, and a short seeded run of every fuzzer.
 test: test-main test-asan test-tsan test-fuzz
 
+# First the ISA and the ORT rule this host tests (the rule's other half runs through forced-rule
+# tests on any host).
 test-main: build
+	@$(BUILD)/bin/actx version
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE exhaustive
 
 # All 2^32 float32 inputs through both paths (long: see README).

@@ -1,11 +1,13 @@
 /* libFuzzer harness for libactx: arbitrary bytes become an op, a dtype, inputs, a length, a bias
- * and its width, buffer offsets, in-place or not, a task count and task order, and QuickGelu's
- * alpha. Every input is computed on the AVX2 path and on the portable path and must give the
- * same bits on both; float32 results must be within each op's accuracy bound of a double-
- * precision reference; float16 / bfloat16 results must be the float32 result of the widened
- * inputs, rounded once (actx.h's definition). Bad arguments the bytes ask for (a bias length that
- * does not divide n, alpha on an op without one, a bias on an op without one, overlapping
- * buffers) must get their actx_status and leave y untouched.
+ * and its width, buffer offsets, in-place or not, a task count and task order, QuickGelu's alpha
+ * and the ORT rule (actx_set_ort_rule). Every input is computed on every ISA the CPU has (avx512,
+ * avx2, portable) and must give the same bits on all; float32 results must be within each op's
+ * accuracy bound of a double-precision reference, and a NaN input must come out as the rule
+ * says (unchanged where it keeps NaNs, tests/kernels/cases.h, made quiet elsewhere); float16 /
+ * bfloat16 results must be the float32 result of the widened inputs, rounded once (actx.h's
+ * definition). Bad arguments the bytes ask for (a bias length that does not divide n, alpha on
+ * an op without one, a bias on an op without one, overlapping buffers) must get their
+ * actx_status and leave y untouched.
  *
  * The same file, built with ACTX_FUZZ_SPLIT=1, is fuzz_kernels_split: every input is tiled past
  * the length actx_compute splits into tasks, and the split over fake threads (tasks run in a
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "../src/half.h"
+#include "../tests/kernels/cases.h" /* the op list, the ORT rules' parameters */
 #include "actx.h"
 
 /* The input's header; the bytes after it are the bias (first) and x. */
@@ -39,6 +42,7 @@ enum {
   F_BIAS = 1 << 0,
   F_IN_PLACE = 1 << 1,
   F_CONVENIENCE = 1 << 2, /* the actx_<op>_<dtype> entry points on the built-in pool */
+  F_RULE_AVX512 = 1 << 3, /* the ORT rule of an AVX-512 host; else an AVX2 host's */
   F_BAD_BIAS_LEN = 1 << 4,
   F_BAD_ALPHA = 1 << 5,
   F_OVERLAP = 1 << 6,
@@ -95,11 +99,16 @@ typedef struct fuzz_case {
   unsigned order_seed;
 } fuzz_case;
 
-static int avx2_available;
+/* The ISAs this CPU has (src/kernels.h's list), portable first; the last is the best. */
+static actx_isa isas[ACTX_ISA_COUNT];
+static size_t n_isas;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  avx2_available = actx_isa_supported(ACTX_ISA_AVX2);
+#define FUZZ_ISA_(suffix, e) \
+  if (actx_isa_supported(e)) isas[n_isas++] = e;
+  ACTX_ISAS(FUZZ_ISA_)
+#undef FUZZ_ISA_
   if (actx_set_num_threads(POOL_THREADS) != ACTX_OK) FAIL("cannot start the pool");
   return 0;
 }
@@ -214,10 +223,16 @@ NO_COVERAGE static double ulp_at(double v) {
   return ldexp(1.0, e - 24);
 }
 
-/* Checks y = op(v) for one float32 (v is x, plus the bias when there is one). */
+/* Checks y = op(v) for one float32 (v is x, plus the bias when there is one). A NaN v comes out
+ * made quiet, or unchanged where the active ORT rule keeps NaNs. */
 NO_COVERAGE static void check_value(const actx_op_desc *d, float v, float y) {
   if (isnan(v)) {
-    if (!isnan(y)) FAIL("%s(NaN %08x) = %a, not NaN", actx_op_name(d->op), actx_f32_bits(v), y);
+    const int keep = rule_keeps_nan(actx_get_ort_rule(), d->op, d->alpha, d->bias != NULL);
+    const uint32_t want = keep ? actx_f32_bits(v) : actx_f32_bits(v) | 0x00400000u;
+    if (actx_f32_bits(y) != want)
+      FAIL("%s(NaN %08x) alpha %a, %s rule = %08x, want %08x", actx_op_name(d->op),
+           actx_f32_bits(v), d->alpha, actx_ort_rule_name(actx_get_ort_rule()), actx_f32_bits(y),
+           want);
     return;
   }
   if (isinf(v)) return; /* the infinities' exact results are tests/kernels/test_specials.c's */
@@ -316,7 +331,7 @@ NO_COVERAGE static void check_bad_arguments(const fuzz_case *c) {
   memset(y, 0x5a, bytes + 1);
   if ((c->flags & F_BAD_BIAS_LEN) && c->desc.bias_len > 1) /* n is a multiple of h > 1 */
     expect_status(c, &c->desc, c->x, y, c->n - 1, ACTX_ERROR_INVALID_BIAS, "n not a multiple of h");
-  if ((c->flags & F_BAD_ALPHA) && c->desc.op != ACTX_OP_QUICK_GELU && c->n > 0) {
+  if ((c->flags & F_BAD_ALPHA) && !actx_op_takes_alpha[c->desc.op] && c->n > 0) {
     actx_op_desc d = c->desc;
     d.alpha = 1.0f;
     expect_status(c, &d, c->x, y, c->n, ACTX_ERROR_INVALID_ARGUMENT, "alpha on an op without");
@@ -357,11 +372,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   c.order_seed = data[H_TASKS] >> 4;
   c.x_offset = data[H_OFFSETS] & 15;
   c.y_offset = data[H_OFFSETS] >> 4;
-  if (c.desc.op == ACTX_OP_QUICK_GELU) memcpy(&c.desc.alpha, data + H_ALPHA, 4);
+  if (actx_op_takes_alpha[c.desc.op]) memcpy(&c.desc.alpha, data + H_ALPHA, 4);
 
   const unsigned char *payload = data + H_SIZE;
   const size_t payload_n = (size - H_SIZE) / c.es;
-  const int bias_op = c.desc.op == ACTX_OP_GELU || c.desc.op == ACTX_OP_GELU_TANH;
+  const int bias_op = actx_op_takes_bias[c.desc.op];
   size_t h = 0;
   if ((c.flags & F_BIAS) && bias_op) {
     h = 1 + (((size_t)data[H_BIAS_LEN] | (size_t)data[H_BIAS_LEN + 1] << 8) % 1024);
@@ -395,28 +410,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   check_bad_arguments(&c);
 
-  /* the same bits: AVX2 single call (or portable without AVX2), then portable, split, pool */
-  actx_set_isa(avx2_available ? ACTX_ISA_AVX2 : ACTX_ISA_PORTABLE);
+  actx_set_ort_rule(c.flags & F_RULE_AVX512 ? ACTX_ORT_RULE_AVX512 : ACTX_ORT_RULE_AVX2);
+
+  /* the same bits: the best ISA's single call, then every other ISA's, split, pool */
+  const actx_isa best = isas[n_isas - 1];
+  actx_set_isa(best);
   unsigned char *ref = compute(&c, 0);
-  unsigned char *other[3] = {NULL, NULL, NULL};
-  const char *what[3] = {"portable", "split over fake tasks", "the convenience entry point"};
+  enum { OTHERS = ACTX_ISA_COUNT + 2 };
+  unsigned char *other[OTHERS] = {NULL};
+  size_t compared[OTHERS] = {0};
+  char what[OTHERS][48];
   /* the portable path on a prefix only when the input is big: per element it is the same code,
-   * and it is ten times slower than the AVX2 path */
+   * and it is ten times slower than the vector paths */
   fuzz_case prefix = c;
   prefix.n = n < CHECKED_MAX ? n : CHECKED_MAX - CHECKED_MAX % (h ? h : 1);
-  actx_set_isa(ACTX_ISA_PORTABLE);
-  other[0] = compute(&prefix, 0);
-  actx_set_isa(avx2_available ? ACTX_ISA_AVX2 : ACTX_ISA_PORTABLE);
-  if (c.tasks > 1) other[1] = compute(&c, 1);
-  if (c.flags & F_CONVENIENCE) other[2] = compute(&c, 2);
-  for (int k = 0; k < 3; k++) {
+  for (size_t k = 0; k + 1 < n_isas; k++) {
+    const fuzz_case *run = isas[k] == ACTX_ISA_PORTABLE ? &prefix : &c;
+    actx_set_isa(isas[k]);
+    other[k] = compute(run, 0);
+    compared[k] = run->n * c.es;
+    snprintf(what[k], sizeof what[k], "the %s path", actx_isa_name(isas[k]));
+  }
+  actx_set_isa(best);
+  if (c.tasks > 1) {
+    other[ACTX_ISA_COUNT] = compute(&c, 1);
+    compared[ACTX_ISA_COUNT] = bytes;
+    snprintf(what[ACTX_ISA_COUNT], sizeof what[0], "the split over fake tasks");
+  }
+  if (c.flags & F_CONVENIENCE) {
+    other[ACTX_ISA_COUNT + 1] = compute(&c, 2);
+    compared[ACTX_ISA_COUNT + 1] = bytes;
+    snprintf(what[ACTX_ISA_COUNT + 1], sizeof what[0], "the convenience entry point");
+  }
+  for (int k = 0; k < OTHERS; k++) {
     if (other[k] == NULL) continue;
-    const size_t compared = k == 0 ? prefix.n * c.es : bytes;
-    if (memcmp(ref, other[k], compared) != 0) {
+    if (memcmp(ref, other[k], compared[k]) != 0) {
       size_t i = 0;
       while (ref[i] == other[k][i]) i++;
-      FAIL("%s %s n=%zu: %s differs from the AVX2 single call at element %zu",
-           actx_op_name(c.desc.op), actx_dtype_name(c.desc.dtype), n, what[k], i / c.es);
+      FAIL("%s %s n=%zu, %s rule: %s differs from the %s single call at element %zu",
+           actx_op_name(c.desc.op), actx_dtype_name(c.desc.dtype), n,
+           actx_ort_rule_name(actx_get_ort_rule()), what[k], actx_isa_name(best), i / c.es);
     }
     free(other[k] - c.y_offset);
   }

@@ -6,6 +6,7 @@
 #include "actx.h"
 #include "dispatch.h"
 #include "lut.h"
+#include "ort_rule.h"
 #include "pool.h"
 
 /* Below this many elements per task a split costs more than it saves: waking a thread is
@@ -31,9 +32,7 @@ const char *actx_status_string(actx_status status) {
 }
 
 const char *actx_op_name(actx_op op) {
-  static const char *const names[ACTX_OP_COUNT] = {"erf",        "gelu", "gelu_tanh",
-                                                   "quick_gelu", "tanh", "sigmoid"};
-  return (unsigned)op < ACTX_OP_COUNT ? names[op] : "unknown";
+  return (unsigned)op < ACTX_OP_COUNT ? actx_op_names[op] : "unknown";
 }
 
 const char *actx_dtype_name(actx_dtype dtype) {
@@ -62,7 +61,7 @@ typedef struct job {
   size_t n, es;
   const char *bias; /* NULL or bias_len elements */
   size_t bias_len;
-  float alpha;
+  actx_kernel_params params; /* bias set per row */
   size_t chunk;       /* elements per task */
   const uint16_t *lut; /* when not NULL, the op's float16 / bfloat16 table replaces the kernel */
 } job;
@@ -74,14 +73,16 @@ static void run_range(const job *j, size_t start, size_t end) {
     return;
   }
   if (j->bias == NULL) {
-    j->kernel(j->x + start * j->es, j->y + start * j->es, end - start, NULL, j->alpha);
+    j->kernel(j->x + start * j->es, j->y + start * j->es, end - start, &j->params);
     return;
   }
+  actx_kernel_params p = j->params;
   size_t phase = start % j->bias_len;
   while (start < end) {
     size_t seg = j->bias_len - phase;
     if (seg > end - start) seg = end - start;
-    j->kernel(j->x + start * j->es, j->y + start * j->es, seg, j->bias + phase * j->es, j->alpha);
+    p.bias = j->bias + phase * j->es;
+    j->kernel(j->x + start * j->es, j->y + start * j->es, seg, &p);
     start += seg;
     phase = 0;
   }
@@ -95,14 +96,12 @@ static void run_task(void *ctx, size_t task) {
   run_range(j, start, end);
 }
 
-static int op_takes_bias(actx_op op) { return op == ACTX_OP_GELU || op == ACTX_OP_GELU_TANH; }
-
 static actx_status check(const actx_op_desc *d, const void *x, const void *y, size_t n) {
   if (d == NULL) return ACTX_ERROR_NULL_POINTER;
   if ((unsigned)d->op >= ACTX_OP_COUNT || (unsigned)d->dtype >= ACTX_DTYPE_COUNT)
     return ACTX_ERROR_INVALID_ARGUMENT;
-  if (d->op != ACTX_OP_QUICK_GELU && d->alpha != 0.0f) return ACTX_ERROR_INVALID_ARGUMENT;
-  if (!op_takes_bias(d->op) && (d->bias != NULL || d->bias_len != 0))
+  if (!actx_op_takes_alpha[d->op] && d->alpha != 0.0f) return ACTX_ERROR_INVALID_ARGUMENT;
+  if (!actx_op_takes_bias[d->op] && (d->bias != NULL || d->bias_len != 0))
     return ACTX_ERROR_INVALID_ARGUMENT;
   if (d->bias != NULL && d->bias_len == 0) return ACTX_ERROR_INVALID_BIAS;
   if (n == 0) return ACTX_OK;
@@ -122,7 +121,7 @@ actx_status actx_compute(const actx_op_desc *desc, const void *x, void *y, size_
   if (st != ACTX_OK || n == 0) return st;
 
   job j = {actx_kernel_lookup(desc->op, desc->dtype), x, y, n, actx_dtype_size(desc->dtype),
-           desc->bias, desc->bias_len, desc->alpha, n, NULL};
+           desc->bias, desc->bias_len, actx_ort_rule_params(desc), n, NULL};
   if (j.bias == NULL && n >= ACTX_LUT_MIN_ELEMENTS) j.lut = actx_lut_get(desc->op, desc->dtype);
 
   /* a short bias row is tiled so that kernels see rows of at least BIAS_TILE / 2 elements */

@@ -74,6 +74,7 @@
 #define ACTX_LOGISTIC_BETA_2 1.16817656904453e-01f
 #define ACTX_LOGISTIC_BETA_0 9.93151921023180e-01f
 #define ACTX_LOGISTIC_ONE_HALF 0.5f
+#define ACTX_LOGISTIC_ONE 1.0f /* the AVX-512F SiLU's upper clamp */
 
 /* ---- GELU, as ORT's op code computes it ---- */
 /* exact: y = (0.5 * v) * (erf(v * 1/sqrt(2)) + 1); MLAS's kInvSqrt2, equal in float to

@@ -1,4 +1,5 @@
-/* Dispatch: one table {isa, op, dtype} -> kernel, and the choice of ISA, made once. */
+/* Dispatch: one table {isa, op, dtype} -> kernel, generated from the op and ISA lists
+ * (kernels.h), and the choice of ISA, made once. */
 #include "dispatch.h"
 
 #include <pthread.h>
@@ -8,24 +9,32 @@
 
 #include "cpu.h"
 
-#define ACTX_ROW(op, isa_suffix)                                                     \
-  {actx_f32_##op##__##isa_suffix, actx_f16_##op##__##isa_suffix,                     \
-   actx_bf16_##op##__##isa_suffix},
-#define ACTX_PORTABLE_ROW(op) ACTX_ROW(op, portable)
-#define ACTX_AVX2_ROW(op) ACTX_ROW(op, avx2_u32)
+#define ACTX_ROW_(op, isa) {actx_f32_##op##__##isa, actx_f16_##op##__##isa, actx_bf16_##op##__##isa},
+#define ACTX_PORTABLE_ROW_(op, ...) ACTX_ROW_(op, portable)
+#define ACTX_AVX2_ROW_(op, ...) ACTX_ROW_(op, avx2_u32)
+#define ACTX_AVX512_ROW_(op, ...) ACTX_ROW_(op, avx512_u64)
 
 static const actx_kernel_fn kernel_table[ACTX_ISA_COUNT][ACTX_OP_COUNT][ACTX_DTYPE_COUNT] = {
-    [ACTX_ISA_PORTABLE] = {ACTX_FOREACH_OP(ACTX_PORTABLE_ROW)},
-    [ACTX_ISA_AVX2] = {ACTX_FOREACH_OP(ACTX_AVX2_ROW)},
+    [ACTX_ISA_PORTABLE] = {ACTX_OPS(ACTX_PORTABLE_ROW_)},
+#if ACTX_HAVE_X86_KERNELS
+    [ACTX_ISA_AVX2] = {ACTX_OPS(ACTX_AVX2_ROW_)},
+    [ACTX_ISA_AVX512] = {ACTX_OPS(ACTX_AVX512_ROW_)},
+#endif
 };
 
-static const char *const isa_names[ACTX_ISA_COUNT] = {"portable", "avx2"};
+static const char *const isa_names[ACTX_ISA_COUNT] = {
+    [ACTX_ISA_PORTABLE] = "portable", [ACTX_ISA_AVX2] = "avx2", [ACTX_ISA_AVX512] = "avx512"};
 
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static actx_isa active_isa = ACTX_ISA_PORTABLE;
 
 static void choose_isa(void) {
-  active_isa = actx_isa_supported(ACTX_ISA_AVX2) ? ACTX_ISA_AVX2 : ACTX_ISA_PORTABLE;
+  for (int isa = ACTX_ISA_COUNT - 1; isa >= 0; isa--) {
+    if (actx_isa_supported((actx_isa)isa)) {
+      active_isa = (actx_isa)isa;
+      break;
+    }
+  }
   const char *env = getenv("ACTX_ISA");
   if (env == NULL || env[0] == '\0') return;
   for (int isa = 0; isa < ACTX_ISA_COUNT; isa++) {
@@ -37,7 +46,7 @@ static void choose_isa(void) {
               isa_names[active_isa]);
     return;
   }
-  fprintf(stderr, "actx: ACTX_ISA=%s is not one of portable, avx2; using %s\n", env,
+  fprintf(stderr, "actx: ACTX_ISA=%s is not one of portable, avx2, avx512; using %s\n", env,
           isa_names[active_isa]);
 }
 
@@ -50,12 +59,22 @@ const char *actx_isa_name(actx_isa isa) {
   return (unsigned)isa < ACTX_ISA_COUNT ? isa_names[isa] : "unknown";
 }
 
+/* What the CPU supports, read once (cpuid + xgetbv are slow in a virtual machine). */
+static pthread_once_t support_once = PTHREAD_ONCE_INIT;
+static int isa_support[ACTX_ISA_COUNT];
+
+static void read_support(void) {
+  isa_support[ACTX_ISA_PORTABLE] = 1;
+#if ACTX_HAVE_X86_KERNELS
+  isa_support[ACTX_ISA_AVX2] = actx_cpu_has_avx2_fma_f16c();
+  isa_support[ACTX_ISA_AVX512] = isa_support[ACTX_ISA_AVX2] && actx_cpu_has_avx512bw();
+#endif
+}
+
 int actx_isa_supported(actx_isa isa) {
-  switch (isa) {
-    case ACTX_ISA_PORTABLE: return 1;
-    case ACTX_ISA_AVX2: return actx_cpu_has_avx2_fma_f16c();
-    default: return 0;
-  }
+  if ((unsigned)isa >= ACTX_ISA_COUNT) return 0;
+  pthread_once(&support_once, read_support);
+  return isa_support[isa];
 }
 
 actx_status actx_set_isa(actx_isa isa) {
@@ -68,4 +87,8 @@ actx_status actx_set_isa(actx_isa isa) {
 
 actx_kernel_fn actx_kernel_lookup(actx_op op, actx_dtype dtype) {
   return kernel_table[actx_get_isa()][op][dtype];
+}
+
+actx_kernel_fn actx_kernel_for_isa(actx_isa isa, actx_op op, actx_dtype dtype) {
+  return kernel_table[isa][op][dtype];
 }

@@ -11,14 +11,8 @@
 
 static _Atomic(uint16_t *) tables[ACTX_OP_COUNT][ACTX_DTYPE_COUNT];
 
-/* The ops whose kernel costs more than a lookup. Measured in ORT sessions (docs/ep-policy.md,
- * "float16 and bfloat16 tables"), float16 at 64 Ki on 1 thread, ORT alone / ORT + actx without
- * and with tables: erf 1.28-1.32 -> 2.13-2.21, GELU 2.05-2.10 -> 3.62-3.92, tanh GELU
- * 4.95-5.05 -> 5.74-6.02; but tanh 1.54-1.60 -> 1.24-1.39 and sigmoid 1.60-1.65 -> 1.31-1.37:
- * their kernels cost no more than a lookup. quick_gelu has a parameter (alpha). */
 int actx_lut_has_table(actx_op op, actx_dtype dtype) {
-  if (dtype == ACTX_F32) return 0;
-  return op == ACTX_OP_ERF || op == ACTX_OP_GELU || op == ACTX_OP_GELU_TANH;
+  return dtype != ACTX_F32 && actx_op_has_table[op];
 }
 
 const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
@@ -29,7 +23,10 @@ const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
   t = aligned_alloc(64, LUT_SIZE * sizeof *t);
   if (t == NULL) return NULL;
   for (uint32_t i = 0; i < LUT_SIZE; i++) t[i] = (uint16_t)i;
-  actx_kernel_lookup(op, dtype)(t, t, LUT_SIZE, NULL, 0.0f); /* in place */
+  /* in place; no op with a table has a parameter, and neither rule changes a 16-bit result
+   * of one (a NaN is made quiet when it is narrowed) */
+  const actx_kernel_params params = {0};
+  actx_kernel_lookup(op, dtype)(t, t, LUT_SIZE, &params);
   /* two threads may build at once: the first to publish wins, the other frees its copy */
   uint16_t *expected = NULL;
   if (atomic_compare_exchange_strong_explicit(slot, &expected, t, memory_order_acq_rel,

@@ -1,6 +1,6 @@
 /* The public API's contract: every bad argument gets its actx_status (never a crash), the
- * convenience functions equal actx_compute, every thread count and split gives the same bits,
- * and so do threads racing to build a float16 / bfloat16 table. */
+ * convenience functions equal actx_compute, every thread count and split gives the same bits
+ * (under both ORT rules), and so do threads racing to build a float16 / bfloat16 table. */
 #include <pthread.h>
 
 #include "../../src/lut.h"
@@ -53,6 +53,16 @@ static void check_errors(void) {
   EXPECT(actx_tanh_f16(h, h, 16) == ACTX_OK && actx_sigmoid_bf16(h, h, 16) == ACTX_OK, "half");
 
   EXPECT(actx_set_isa((actx_isa)ACTX_ISA_COUNT) == ACTX_ERROR_INVALID_ARGUMENT, "bad isa");
+  const actx_isa isa = actx_get_isa();
+  for (int i = 0; i < ACTX_ISA_COUNT; i++)
+    EXPECT(actx_set_isa((actx_isa)i) ==
+               (actx_isa_supported((actx_isa)i) ? ACTX_OK : ACTX_ERROR_UNSUPPORTED),
+           "set isa %s", actx_isa_name((actx_isa)i));
+  actx_set_isa(isa);
+  EXPECT(strcmp(actx_isa_name(ACTX_ISA_AVX512), "avx512") == 0, "isa name");
+  EXPECT(strcmp(actx_isa_name(ACTX_ISA_COUNT), "unknown") == 0, "bad isa's name");
+  EXPECT(actx_set_ort_rule(ACTX_ORT_RULE_COUNT) == ACTX_ERROR_INVALID_ARGUMENT, "bad rule");
+  EXPECT(strcmp(actx_ort_rule_name(ACTX_ORT_RULE_AVX512), "avx512") == 0, "rule name");
   for (int st = 0; st <= ACTX_ERROR_OUT_OF_MEMORY; st++)
     EXPECT(actx_status_string((actx_status)st)[0] != '\0', "status string %d", st);
   EXPECT(strcmp(actx_status_string((actx_status)99), "unknown actx_status") == 0, "unknown status");
@@ -99,6 +109,21 @@ static void check_threads(void) {
     EXPECT(actx_bias_gelu_f32(x, y, n, bias, 768) == ACTX_OK, "pool");
     EXPECT(memcmp(y, ref, n * 4) == 0, "%zu pool threads change the bits", t);
   }
+  /* SiLU, which the ORT rule changes, under each rule: the pool's split gives one call's bits */
+  const actx_ort_rule rule = actx_get_ort_rule();
+  const actx_op_desc silu = {.op = ACTX_OP_QUICK_GELU, .dtype = ACTX_F32, .alpha = 1.0f};
+  for (size_t i = 0; i < n; i++) x[i] = rng_uniform(&s, -20, 20); /* past the clamp near 17.5 */
+  for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
+    actx_set_ort_rule((actx_ort_rule)r);
+    actx_set_num_threads(1);
+    EXPECT(actx_compute(&silu, x, ref, n, NULL) == ACTX_OK, "silu single");
+    actx_set_num_threads(3);
+    memset(y, 0, n * 4);
+    EXPECT(actx_quick_gelu_f32(x, y, n, 1.0f) == ACTX_OK, "silu pool");
+    EXPECT(memcmp(y, ref, n * 4) == 0, "%s rule: 3 pool threads change silu's bits",
+           actx_ort_rule_name((actx_ort_rule)r));
+  }
+  actx_set_ort_rule(rule);
   actx_set_num_threads(1);
   free(x), free(ref), free(y), free(bias);
 }

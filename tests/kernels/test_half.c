@@ -1,8 +1,9 @@
-/* float16 and bfloat16: for every op and all 65,536 inputs, both kernels (AVX2, portable) and
- * the API (which looks the result up in a table for long tensors, src/lut.h) give identical
- * bits, equal to round(float32 kernel(widen(x))) computed here with this file's own conversions
- * (independent of src/half.h). Bias variants with h = 1, 7, 768, 3072. The table lookup on
- * lengths around its threshold and its 8-element step, misaligned, in place. */
+/* float16 and bfloat16: for every op variant, all 65,536 inputs and both ORT rules, every ISA's
+ * kernel (avx2, avx512, portable) and actx_compute on each ISA (which looks the result up in a
+ * table for long tensors, src/lut.h) give identical bits, equal to round(float32 result of
+ * widen(x)) computed here with this file's own conversions (independent of src/half.h). Bias
+ * variants with h = 1, 7, 768, 3072. The table lookup against every ISA's kernel on lengths
+ * around its threshold and its 8-element step, misaligned, in place. */
 #include "../../src/dispatch.h"
 #include "../../src/lut.h"
 #include "cases.h"
@@ -59,15 +60,16 @@ static const half_type types[] = {{ACTX_F16, widen_f16, narrow_f16}, {ACTX_BF16,
 #define N 65536
 static const size_t bias_lens[] = {1, 7, 768, 3072};
 
-/* the kernel of op on isa, called directly: the API would use the table */
+/* the kernel of op on isa, called directly with the active rule's parameters (actx_compute
+ * would use the table) */
 static void run_kernel(actx_isa isa, const actx_op_desc *d, const uint16_t *x, uint16_t *y,
                        size_t n) {
-  actx_set_isa(isa);
-  actx_kernel_lookup(d->op, d->dtype)(x, y, n, NULL, d->alpha);
+  const actx_kernel_params p = rule_params(actx_get_ort_rule(), d);
+  actx_kernel_for_isa(isa, d->op, d->dtype)(x, y, n, &p);
 }
 
 static void check_type(const half_type *t) {
-  static uint16_t x[N * 3], ya[N * 3], yp[N * 3], yk[N * 3], bias[3072];
+  static uint16_t x[N * 3], yp[N * 3], yk[N * 3], ya[N * 3], bias[3072];
   static float xf[N * 3], yf[N * 3];
   uint64_t s = 17;
   for (size_t bl = 0; bl <= 4; bl++) {
@@ -82,79 +84,91 @@ static void check_type(const half_type *t) {
       if ((h != 0) != (tc->bias_len != 0)) continue;
       actx_op_desc d = case_desc(tc, t->dtype, bias);
       if (h) d.bias_len = h;
-      actx_set_isa(ACTX_ISA_AVX2);
-      EXPECT(actx_compute(&d, x, ya, n, NULL) == ACTX_OK, "avx2");
-      actx_set_isa(ACTX_ISA_PORTABLE);
-      EXPECT(actx_compute(&d, x, yp, n, NULL) == ACTX_OK, "portable");
-      if (!h) { /* yp is the API's (a table where one applies), yk the portable kernel's */
-        run_kernel(ACTX_ISA_AVX2, &d, x, ya, n);
-        run_kernel(ACTX_ISA_PORTABLE, &d, x, yk, n);
-      } else {
-        memcpy(yk, yp, n * sizeof *yk);
+      for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
+        const actx_ort_rule rule = (actx_ort_rule)r;
+        actx_set_ort_rule(rule);
+        /* reference: widen here, float32 kernel (x + b added in float32 first), round here;
+         * x + b: a NaN x wins over a NaN b (actx's documented rule); no bias: no addition (+0
+         * would turn -0 into +0) */
+        for (size_t i = 0; i < n; i++) {
+          const float wx = t->widen(x[i]);
+          xf[i] = !h ? wx : isnan(wx) ? float_of(bits_of(wx) | 0x00400000u) : wx + t->widen(bias[i % h]);
+        }
+        actx_op_desc df = {.op = tc->op, .dtype = ACTX_F32, .alpha = tc->alpha};
+        actx_set_isa(ACTX_ISA_PORTABLE);
+        EXPECT(actx_compute(&df, xf, yf, n, NULL) == ACTX_OK, "f32");
+        /* yp: portable by actx_compute (a table where one applies) */
+        EXPECT(actx_compute(&d, x, yp, n, NULL) == ACTX_OK, "portable");
+        size_t bad_ref = 0, first = 0;
+        for (size_t i = 0; i < n; i++)
+          if (yp[i] != t->narrow(yf[i]) && bad_ref++ == 0) first = i;
+        EXPECT(bad_ref == 0, "%s %s h=%zu, %s rule: %zu of %zu differ from round(f32(widen)); "
+               "first x=%04x got %04x want %04x", tc->name, actx_dtype_name(t->dtype), h,
+               actx_ort_rule_name(rule), bad_ref, n, x[first], yp[first], t->narrow(yf[first]));
+        for (size_t k = 0; k < TEST_ISA_COUNT; k++) {
+          const actx_isa isa = test_isas[k];
+          if (!test_isa_usable(isa)) continue;
+          actx_set_isa(isa);
+          EXPECT(actx_compute(&d, x, ya, n, NULL) == ACTX_OK, "%s", actx_isa_name(isa));
+          if (!h) { /* the kernel itself: without a bias actx_compute may use the table */
+            run_kernel(isa, &d, x, yk, n);
+          } else {
+            memcpy(yk, ya, n * sizeof *yk);
+          }
+          size_t bad_paths = 0;
+          for (size_t i = 0; i < n; i++)
+            if (ya[i] != yp[i] || yk[i] != yp[i]) bad_paths++;
+          EXPECT(bad_paths == 0, "%s %s h=%zu, %s rule: %zu of %zu differ between %s and "
+                 "portable", tc->name, actx_dtype_name(t->dtype), h, actx_ort_rule_name(rule),
+                 bad_paths, n, actx_isa_name(isa));
+        }
       }
-      /* reference: widen here, float32 kernel (x + b added in float32 first), round here */
-      /* x + b; a NaN x wins over a NaN b (actx's documented rule); no bias: no addition (+0
-       * would turn -0 into +0) */
-      for (size_t i = 0; i < n; i++) {
-        const float wx = t->widen(x[i]);
-        xf[i] = !h ? wx : isnan(wx) ? float_of(bits_of(wx) | 0x00400000u) : wx + t->widen(bias[i % h]);
-      }
-      actx_op_desc df = {.op = tc->op, .dtype = ACTX_F32, .alpha = tc->alpha};
-      EXPECT(actx_compute(&df, xf, yf, n, NULL) == ACTX_OK, "f32");
-      size_t bad_paths = 0, bad_ref = 0, first = 0;
-      for (size_t i = 0; i < n; i++) {
-        if (ya[i] != yp[i] || ya[i] != yk[i]) bad_paths++;
-        if (ya[i] != t->narrow(yf[i]) && bad_ref++ == 0) first = i;
-      }
-      EXPECT(bad_paths == 0, "%s %s h=%zu: %zu of %zu differ between paths", tc->name,
-             actx_dtype_name(t->dtype), h, bad_paths, n);
-      EXPECT(bad_ref == 0, "%s %s h=%zu: %zu of %zu differ from round(f32(widen)); first x=%04x "
-             "got %04x want %04x", tc->name, actx_dtype_name(t->dtype), h, bad_ref, n, x[first],
-             ya[first], t->narrow(yf[first]));
     }
   }
 }
 
-/* The table lookup against the AVX2 kernel: lengths across the threshold and the 8-element
- * step, x and y at odd byte addresses, in place. */
+/* The table lookup against every ISA's kernel: lengths across the threshold and the 8-element
+ * step, x and y at odd byte addresses, in place. The ops with a table come from the op list. */
 static void check_lut(actx_dtype dt) {
   static unsigned char xb[2 * N + 64], yb[2 * N + 64], kb[2 * N + 64];
   uint64_t s = 5;
   const size_t lens[] = {ACTX_LUT_MIN_ELEMENTS - 1, ACTX_LUT_MIN_ELEMENTS, ACTX_LUT_MIN_ELEMENTS + 1,
                          ACTX_LUT_MIN_ELEMENTS + 7, 3 * ACTX_LUT_MIN_ELEMENTS + 5, N};
-  const actx_op ops[] = {ACTX_OP_ERF, ACTX_OP_GELU, ACTX_OP_GELU_TANH};
-  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-    const actx_op_desc d = {.op = ops[o], .dtype = dt};
-    EXPECT(actx_lut_get(ops[o], dt) != NULL, "%s %s has no table", actx_op_name(ops[o]),
+  for (int op = 0; op < ACTX_OP_COUNT; op++) {
+    if (!actx_op_has_table[op]) {
+      EXPECT(actx_lut_get((actx_op)op, dt) == NULL, "%s %s has a table", actx_op_name((actx_op)op),
+             actx_dtype_name(dt));
+      continue;
+    }
+    const actx_op_desc d = {.op = (actx_op)op, .dtype = dt};
+    EXPECT(actx_lut_get(d.op, dt) != NULL, "%s %s has no table", actx_op_name(d.op),
            actx_dtype_name(dt));
-    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
-      const size_t n = lens[l];
-      for (size_t i = 0; i < 2 * n + 64; i++) xb[i] = (unsigned char)rng_next(&s);
-      unsigned char *x = xb + 1, *y = yb + 3;
-      memcpy(kb, x, 2 * n);
-      run_kernel(ACTX_ISA_AVX2, &d, (const uint16_t *)kb, (uint16_t *)kb, n);
-      memset(yb, 0xA5, sizeof yb);
-      EXPECT(actx_compute(&d, x, y, n, NULL) == ACTX_OK, "compute");
-      EXPECT(memcmp(y, kb, 2 * n) == 0, "%s %s n=%zu: lookup differs from the kernel",
-             actx_op_name(ops[o]), actx_dtype_name(dt), n);
-      EXPECT(yb[2] == 0xA5 && y[2 * n] == 0xA5, "%s %s n=%zu: wrote outside y",
-             actx_op_name(ops[o]), actx_dtype_name(dt), n);
-      EXPECT(actx_compute(&d, x, x, n, NULL) == ACTX_OK, "compute in place");
-      EXPECT(memcmp(x, kb, 2 * n) == 0, "%s %s n=%zu: in-place lookup differs",
-             actx_op_name(ops[o]), actx_dtype_name(dt), n);
+    EXPECT(actx_lut_get(d.op, ACTX_F32) == NULL, "float32 %s has a table", actx_op_name(d.op));
+    for (size_t k = 0; k < TEST_ISA_COUNT; k++) {
+      const actx_isa isa = test_isas[k];
+      if (!test_isa_usable(isa)) continue;
+      for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+        const size_t n = lens[l];
+        for (size_t i = 0; i < 2 * n + 64; i++) xb[i] = (unsigned char)rng_next(&s);
+        unsigned char *x = xb + 1, *y = yb + 3;
+        memcpy(kb, x, 2 * n);
+        run_kernel(isa, &d, (const uint16_t *)kb, (uint16_t *)kb, n);
+        memset(yb, 0xA5, sizeof yb);
+        EXPECT(actx_compute(&d, x, y, n, NULL) == ACTX_OK, "compute");
+        EXPECT(memcmp(y, kb, 2 * n) == 0, "%s %s n=%zu: lookup differs from the %s kernel",
+               actx_op_name(d.op), actx_dtype_name(dt), n, actx_isa_name(isa));
+        EXPECT(yb[2] == 0xA5 && y[2 * n] == 0xA5, "%s %s n=%zu: wrote outside y",
+               actx_op_name(d.op), actx_dtype_name(dt), n);
+        EXPECT(actx_compute(&d, x, x, n, NULL) == ACTX_OK, "compute in place");
+        EXPECT(memcmp(x, kb, 2 * n) == 0, "%s %s n=%zu: in-place lookup differs from the %s "
+               "kernel", actx_op_name(d.op), actx_dtype_name(dt), n, actx_isa_name(isa));
+      }
     }
   }
-  EXPECT(actx_lut_get(ACTX_OP_QUICK_GELU, dt) == NULL, "quick_gelu has a table");
-  EXPECT(actx_lut_get(ACTX_OP_TANH, dt) == NULL, "tanh has a table");
-  EXPECT(actx_lut_get(ACTX_OP_SIGMOID, dt) == NULL, "sigmoid has a table");
-  EXPECT(actx_lut_get(ACTX_OP_ERF, ACTX_F32) == NULL, "float32 has a table");
 }
 
 int main(void) {
-  if (!actx_isa_supported(ACTX_ISA_AVX2)) {
-    fprintf(stderr, "test_half: no AVX2+FMA+F16C on this CPU\n");
-    return 1;
-  }
+  test_expect_vector_isa();
   /* the test's own conversions agree with each other on round trips */
   for (uint32_t h = 0; h < N; h++) {
     const float w = widen_f16((uint16_t)h);
@@ -163,7 +177,12 @@ int main(void) {
     if (!isnan(wb)) EXPECT(narrow_bf16(wb) == h, "bf16 round trip %04x", h);
   }
   for (size_t t = 0; t < 2; t++) check_type(&types[t]);
-  check_lut(ACTX_F16);
-  check_lut(ACTX_BF16);
+  /* a table is built once, under the rule active at its first use (check_type's first), and
+   * must give the kernels' bits under every rule (test_ort_rule builds them under each rule) */
+  for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
+    actx_set_ort_rule((actx_ort_rule)r);
+    check_lut(ACTX_F16);
+    check_lut(ACTX_BF16);
+  }
   return test_finish("test_half");
 }

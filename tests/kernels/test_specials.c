@@ -1,4 +1,4 @@
-/* Special values, for both paths: erf saturates to exactly +-1 past its clamp and is exactly
+/* Special values, on every ISA under both ORT rules: erf saturates to exactly +-1 past its clamp and is exactly
  * odd; +-0 keep their sign; NaN stays NaN (ORT 1.30 returns NaN for erf, not 1); +-Inf give
  * MLAS's limits (GELU(-Inf) is NaN in ORT: -Inf * (erf + 1) = -Inf * 0). Also pins the GELU
  * constants to ORT's spellings of them. */
@@ -13,7 +13,9 @@ static float run1(actx_op op, float x, float alpha) {
 }
 
 static void check_path(void) {
-  const char *isa = actx_isa_name(actx_get_isa());
+  char isa[64]; /* what the messages call the path */
+  snprintf(isa, sizeof isa, "%s (%s rule)", actx_isa_name(actx_get_isa()),
+           actx_ort_rule_name(actx_get_ort_rule()));
   /* erf: exactly +-1 from the clamp on, checked densely just above it and at big values */
   for (float x = 3.925f; x < 4.5f; x = nextafterf(x, INFINITY)) {
     const float y[2] = {run1(ACTX_OP_ERF, x, 0), run1(ACTX_OP_ERF, -x, 0)};
@@ -73,9 +75,14 @@ int main(void) {
   EXPECT(ACTX_GELU_INV_SQRT2 == 1.0f / sqrt2, "1/sqrt(2) differs from BiasGelu's");
   EXPECT(ACTX_GELU_INV_SQRT2 == (float)0.70710678118654752440, "1/sqrt(2) differs from M_SQRT1_2");
   EXPECT(bits_of(ACTX_ERF_EXP_LOWER_RANGE) == 0xC2B0C0A5u, "erf exp lower range bits");
-  for (int isa = 0; isa < ACTX_ISA_COUNT; isa++) {
-    if (actx_set_isa((actx_isa)isa) != ACTX_OK) continue;
-    check_path();
+  test_expect_vector_isa();
+  for (size_t i = 0; i < TEST_ISA_COUNT; i++) {
+    if (!test_isa_usable(test_isas[i])) continue;
+    EXPECT(actx_set_isa(test_isas[i]) == ACTX_OK, "set %s", actx_isa_name(test_isas[i]));
+    for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
+      actx_set_ort_rule((actx_ort_rule)r);
+      check_path();
+    }
   }
   return test_finish("test_specials");
 }

@@ -1,14 +1,16 @@
 /* libactx's rows of docs/bad-input.md that tests/kernels does not already cover:
  *   - a length whose byte size overflows size_t: ACTX_ERROR_INVALID_ARGUMENT, nothing touched;
  *   - NaN inputs, quiet or signalling, any sign and payload: y is x's NaN made quiet, for every
- *     op, dtype and ISA (never a NaN of the kernel's own, never a number);
- *   - a bias holding NaNs where x does not: y is the bias's NaN made quiet;
+ *     op, dtype and ISA (never a NaN of the kernel's own, never a number), under both ORT rules,
+ *     except where the AVX-512 rule keeps a float32 NaN unchanged (exact Gelu, SiLU: cases.h);
+ *   - a bias holding NaNs where x does not: y is the bias's NaN made quiet, under both rules;
  *   - the caller's floating-point environment (rounding mode, flags' masks) is left as it was.
  *
  * test_bad_input_kernels --num-threads N: checks that actx_get_num_threads() is N, for the
  * ACTX_NUM_THREADS values CMake sets (invalid ones must give 1, never an error or a crash). */
 #include <fenv.h>
 
+#include "../kernels/cases.h"
 #include "../kernels/test_util.h"
 
 static void check_size_overflow(void) {
@@ -35,28 +37,27 @@ static const uint16_t nanbf[] = {0x7FC0u, 0xFFC0u, 0x7FC1u, 0xFFE5u, 0x7F81u, 0x
 #define QUIET16 0x0200u
 #define QUIETBF 0x0040u
 
-static const actx_op_desc ops[] = {
-    {.op = ACTX_OP_ERF}, {.op = ACTX_OP_GELU}, {.op = ACTX_OP_GELU_TANH},
-    {.op = ACTX_OP_QUICK_GELU, .alpha = 1.702f}, {.op = ACTX_OP_QUICK_GELU, .alpha = 1.0f},
-    {.op = ACTX_OP_QUICK_GELU, .alpha = -0.5f}, {.op = ACTX_OP_TANH}, {.op = ACTX_OP_SIGMOID},
-};
-#define N_OPS (sizeof ops / sizeof ops[0])
 
-/* x = the NaNs, repeated past one AVX2 vector and a tail; y must be each one made quiet. */
-#define REPEAT 5
-static void check_nan_payloads(void) {
-  for (int isa = 0; isa < ACTX_ISA_COUNT; isa++) {
-    if (actx_set_isa((actx_isa)isa) != ACTX_OK) continue;
-    for (size_t o = 0; o < N_OPS; o++) {
-      actx_op_desc d = ops[o];
-      d.dtype = ACTX_F32;
+/* x = the NaNs, repeated past one AVX-512 block and a tail; y must be each one made quiet, or
+ * (float32 only) unchanged where the rule keeps NaNs. */
+#define REPEAT 11
+static void check_nan_payloads(actx_ort_rule rule) {
+  for (size_t is = 0; is < TEST_ISA_COUNT; is++) {
+    const actx_isa isa = test_isas[is];
+    if (!test_isa_usable(isa) || actx_set_isa(isa) != ACTX_OK) continue;
+    for (size_t c = 0; c < TEST_CASE_COUNT; c++) {
+      if (test_cases[c].bias_len) continue; /* the bias: check_nan_bias */
+      actx_op_desc d = case_desc(&test_cases[c], ACTX_F32, NULL);
+      const int keep = rule_keeps_nan(rule, d.op, d.alpha, 0);
       const size_t k = sizeof nan32 / sizeof nan32[0], n = k * REPEAT;
       uint32_t x[sizeof nan32 / sizeof nan32[0] * REPEAT], y[sizeof x / sizeof x[0]];
       for (size_t i = 0; i < n; i++) x[i] = nan32[i % k];
       EXPECT(actx_compute(&d, x, y, n, NULL) == ACTX_OK, "f32 compute");
-      for (size_t i = 0; i < n; i++)
-        EXPECT(y[i] == (x[i] | QUIET32), "%s %s f32(%08x) = %08x, want %08x",
-               actx_isa_name((actx_isa)isa), actx_op_name(d.op), x[i], y[i], x[i] | QUIET32);
+      for (size_t i = 0; i < n; i++) {
+        const uint32_t want = keep ? x[i] : x[i] | QUIET32;
+        EXPECT(y[i] == want, "%s rule, %s %s f32(%08x) = %08x, want %08x",
+               actx_ort_rule_name(rule), actx_isa_name(isa), actx_op_name(d.op), x[i], y[i], want);
+      }
       for (int dt = ACTX_F16; dt <= ACTX_BF16; dt++) {
         d.dtype = (actx_dtype)dt;
         const uint16_t *src = dt == ACTX_F16 ? nan16 : nanbf;
@@ -65,20 +66,23 @@ static void check_nan_payloads(void) {
         uint16_t xh[sizeof nan16 / sizeof nan16[0] * REPEAT], yh[sizeof xh / sizeof xh[0]];
         for (size_t i = 0; i < nh; i++) xh[i] = src[i % kh];
         EXPECT(actx_compute(&d, xh, yh, nh, NULL) == ACTX_OK, "half compute");
+        /* narrowing makes a NaN quiet, whatever the float32 step kept */
         for (size_t i = 0; i < nh; i++)
-          EXPECT(yh[i] == (xh[i] | quiet), "%s %s %s(%04x) = %04x, want %04x",
-                 actx_isa_name((actx_isa)isa), actx_op_name(d.op), actx_dtype_name(d.dtype), xh[i],
-                 yh[i], xh[i] | quiet);
+          EXPECT(yh[i] == (xh[i] | quiet), "%s rule, %s %s %s(%04x) = %04x, want %04x",
+                 actx_ort_rule_name(rule), actx_isa_name(isa), actx_op_name(d.op),
+                 actx_dtype_name(d.dtype), xh[i], yh[i], xh[i] | quiet);
       }
     }
   }
 }
 
 /* A NaN in the bias, a number in x: the bias's NaN, made quiet; both NaN: x's. */
-static void check_nan_bias(void) {
-  for (int isa = 0; isa < ACTX_ISA_COUNT; isa++) {
-    if (actx_set_isa((actx_isa)isa) != ACTX_OK) continue;
-    for (int op = ACTX_OP_GELU; op <= ACTX_OP_GELU_TANH; op++) {
+static void check_nan_bias(actx_ort_rule rule) {
+  for (size_t is = 0; is < TEST_ISA_COUNT; is++) {
+    const actx_isa isa = test_isas[is];
+    if (!test_isa_usable(isa) || actx_set_isa(isa) != ACTX_OK) continue;
+    for (int op = 0; op < ACTX_OP_COUNT; op++) {
+      if (!actx_op_takes_bias[op]) continue;
       enum { H = 8, ROWS = 3 };
       uint32_t bias[H], x[H * ROWS], y[H * ROWS];
       for (int i = 0; i < H; i++) bias[i] = nan32[i % 8];
@@ -87,8 +91,8 @@ static void check_nan_bias(void) {
       EXPECT(actx_compute(&d, x, y, H * ROWS, NULL) == ACTX_OK, "bias compute");
       for (int i = 0; i < H * ROWS; i++) {
         const uint32_t want = (i / H == 1 ? x[i] : bias[i % H]) | QUIET32;
-        EXPECT(y[i] == want, "%s %s bias NaN [%d] = %08x, want %08x", actx_isa_name((actx_isa)isa),
-               actx_op_name(d.op), i, y[i], want);
+        EXPECT(y[i] == want, "%s rule, %s %s bias NaN [%d] = %08x, want %08x",
+               actx_ort_rule_name(rule), actx_isa_name(isa), actx_op_name(d.op), i, y[i], want);
       }
     }
   }
@@ -118,8 +122,11 @@ int main(int argc, char **argv) {
     EXPECT(actx_tanh_f32(x, y, 1 << 16) == ACTX_OK, "compute with %zu threads", got);
   } else if (argc == 1) {
     check_size_overflow();
-    check_nan_payloads();
-    check_nan_bias();
+    for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
+      actx_set_ort_rule((actx_ort_rule)r);
+      check_nan_payloads((actx_ort_rule)r);
+      check_nan_bias((actx_ort_rule)r);
+    }
     check_fp_environment();
   } else {
     fprintf(stderr, "usage: %s [--num-threads N]\n", argv[0]);

@@ -1,9 +1,9 @@
 /* bench_kernels.c — `actx bench kernels`: what libactx's kernels cost per element, beside what
  * the same work costs elsewhere, all measured in one run.
  *
- * For each op × dtype × element count the arms are: libactx with AVX2 and with the portable C
- * (actx_set_isa), each on 1 thread (actx_compute on the calling thread) and on 2 (the built-in
- * pool behind the convenience functions); a memcpy of the same bytes (the memory floor); for
+ * For each op × dtype × element count the arms are: libactx on each ISA the CPU has (AVX-512,
+ * AVX2, the portable C; actx_set_isa), each on 1 thread (actx_compute on the calling thread) and
+ * on 2 (the built-in pool behind the convenience functions), under the host's ORT rule; a memcpy of the same bytes (the memory floor); for
  * float32, SLEEF's AVX2 functions (sleef_arms.c) and scalar libm (erff, tanhf, expf); and, for
  * float32 at 1M elements, ORT's own session with one intra-op thread, whose Run() is MLAS's
  * kernel plus a few microseconds of session overhead. The arms are interleaved (each rep runs
@@ -85,11 +85,17 @@ typedef enum arm_id {
   ARM_SLEEF,
   ARM_LIBM,
   ARM_ORT,
+  ARM_AVX512_1, /* after the others: the CSV's columns keep their places */
+  ARM_AVX512_2,
   N_ARMS
 } arm_id;
 static const char *const k_arm_labels[N_ARMS] = {"avx2 1t", "avx2 2t", "portable 1t",
                                                  "portable 2t", "memcpy", "SLEEF",
-                                                 "libm", "ORT 1t"};
+                                                 "libm", "ORT 1t", "avx512 1t", "avx512 2t"};
+
+/* The ISA libactx picks on this CPU (or ACTX_ISA's), read before any arm sets one: the ISA the
+ * arms leave set, and the one whose 1-thread arm the ratios call actx. */
+static actx_isa k_default_isa = ACTX_ISA_PORTABLE;
 
 typedef struct kb_options {
   const char *ops, *dtypes;
@@ -133,9 +139,9 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: actx bench kernels [options]\n"
           "\n"
-          "ns per element of libactx's kernels (AVX2 and portable, 1 and %d threads) beside a\n"
-          "memcpy floor, SLEEF (AVX2), scalar libm, and ORT's session (float32, 1 thread, %d\n"
-          "elements), measured interleaved in one run.\n"
+          "ns per element of libactx's kernels (AVX-512, AVX2 and portable, 1 and %d threads)\n"
+          "beside a memcpy floor, SLEEF (AVX2), scalar libm, and ORT's session (float32, 1\n"
+          "thread, %d elements), measured interleaved in one run.\n"
           "\n"
           "  --quick               float32, 3 sizes, fewer reps\n"
           "  --ops LIST            erf,gelu,gelu_tanh,bias_gelu,fast_gelu(bias),quick_gelu,\n"
@@ -269,9 +275,11 @@ static int libm_compute(const actx_op_desc *d, const float *x, float *y, size_t 
 /* One call of an arm over the whole case. 0, or -1 if the arm failed. */
 static int call_arm(arm_id arm, kb_case *c) {
   switch (arm) {
+  case ARM_AVX512_1:
   case ARM_AVX2_1:
   case ARM_PORTABLE_1:
     return actx_compute(&c->desc, c->x, c->y, c->n, NULL) == ACTX_OK ? 0 : -1;
+  case ARM_AVX512_2:
   case ARM_AVX2_2:
   case ARM_PORTABLE_2:
     return convenience(&c->desc, c->x, c->y, c->n) == ACTX_OK ? 0 : -1;
@@ -297,7 +305,9 @@ static int call_arm(arm_id arm, kb_case *c) {
 
 /* The ISA an arm runs libactx with (the others do not call libactx). */
 static void select_isa(arm_id arm) {
-  if (arm == ARM_AVX2_1 || arm == ARM_AVX2_2)
+  if (arm == ARM_AVX512_1 || arm == ARM_AVX512_2)
+    actx_set_isa(ACTX_ISA_AVX512);
+  else if (arm == ARM_AVX2_1 || arm == ARM_AVX2_2)
     actx_set_isa(ACTX_ISA_AVX2);
   else if (arm == ARM_PORTABLE_1 || arm == ARM_PORTABLE_2)
     actx_set_isa(ACTX_ISA_PORTABLE);
@@ -360,7 +370,7 @@ static void measure_case(const kb_options *o, kb_case *c, kb_arm *arms) {
     free(arms[a].samples);
     arms[a].samples = NULL;
   }
-  actx_set_isa(actx_isa_supported(ACTX_ISA_AVX2) ? ACTX_ISA_AVX2 : ACTX_ISA_PORTABLE);
+  actx_set_isa(k_default_isa);
 }
 
 static const actx_ab_case *find_case(const char *name) {
@@ -383,7 +393,7 @@ static int prepare_ort(const actx_ab_model *m, kb_case *c, kb_row *row) {
     return -1;
   }
   const actx_ort_tensor *out = actx_timed_session_output(c->ort, 0);
-  actx_set_isa(actx_isa_supported(ACTX_ISA_AVX2) ? ACTX_ISA_AVX2 : ACTX_ISA_PORTABLE);
+  actx_set_isa(k_default_isa);
   row->ort_checked = out != NULL && out->bytes == c->n * actx_dtype_size(c->desc.dtype) &&
                      actx_compute(&c->desc, c->x, c->y, c->n, NULL) == ACTX_OK;
   row->ort_identical = row->ort_checked && memcmp(out->data, c->y, out->bytes) == 0;
@@ -406,16 +416,25 @@ static void fmt_ratio(const kb_row *r, arm_id num, arm_id den, char *buf, size_t
     snprintf(buf, size, "%.2f", r->stats[num].median / r->stats[den].median);
 }
 
-/* The best libactx arm of a row: AVX2 on 1 thread when it ran, else portable. */
+/* The 1-thread arm of an ISA */
+static arm_id isa_arm(actx_isa isa) {
+  return isa == ACTX_ISA_AVX512 ? ARM_AVX512_1 : isa == ACTX_ISA_AVX2 ? ARM_AVX2_1 : ARM_PORTABLE_1;
+}
+
+/* The libactx arm of a row: the default ISA's on 1 thread when it ran, else the best that did. */
 static arm_id actx_arm(const kb_row *r) {
-  return r->active[ARM_AVX2_1] ? ARM_AVX2_1 : ARM_PORTABLE_1;
+  if (r->active[isa_arm(k_default_isa)])
+    return isa_arm(k_default_isa);
+  return r->active[ARM_AVX512_1] ? ARM_AVX512_1
+         : r->active[ARM_AVX2_1] ? ARM_AVX2_1
+                                 : ARM_PORTABLE_1;
 }
 
 static actx_table *build_table(const kb_row *rows, size_t n_rows) {
-  const char *headers[] = {"op",       "dtype",     "N",          "avx2 1t", "p10-p90",
-                           "avx2 2t",  "port. 1t",  "port. 2t",   "memcpy",  "SLEEF",
-                           "libm",     "ORT 1t",    "ORT/actx",   "actx/memcpy",
-                           "SLEEF/actx", "libm/actx", "port/avx2"};
+  const char *headers[] = {"op",         "dtype",     "N",           "avx512 1t", "avx512 2t",
+                           "avx2 1t",    "avx2 2t",   "port. 1t",    "port. 2t",  "p10-p90",
+                           "memcpy",     "SLEEF",     "libm",        "ORT 1t",    "ORT/actx",
+                           "actx/memcpy", "SLEEF/actx", "libm/actx", "avx2/avx512", "port/avx2"};
   const size_t n_cols = sizeof headers / sizeof *headers;
   actx_table *t = actx_table_create(n_cols, headers);
   if (t == NULL)
@@ -424,29 +443,31 @@ static actx_table *build_table(const kb_row *rows, size_t n_rows) {
     const kb_row *r = &rows[i];
     if (i > 0 && (strcmp(rows[i - 1].op, r->op) != 0 || rows[i - 1].dtype != r->dtype))
       actx_table_add_break(t);
-    char cells[N_ARMS][32], n_buf[32], spread[64], ratios[5][32];
+    char cells[N_ARMS][32], n_buf[32], spread[64], ratios[6][32];
     for (int a = 0; a < N_ARMS; a++)
       fmt_ns(r, (arm_id)a, cells[a], sizeof cells[a]);
     snprintf(n_buf, sizeof n_buf, "%zu", r->n);
-    if (r->active[ARM_AVX2_1])
-      snprintf(spread, sizeof spread, "%.3f-%.3f", r->stats[ARM_AVX2_1].p10,
-               r->stats[ARM_AVX2_1].p90);
+    arm_id best = actx_arm(r);
+    if (r->active[best])
+      snprintf(spread, sizeof spread, "%.3f-%.3f", r->stats[best].p10, r->stats[best].p90);
     else
       snprintf(spread, sizeof spread, "-");
-    arm_id best = actx_arm(r);
     fmt_ratio(r, ARM_ORT, best, ratios[0], sizeof ratios[0]);
     fmt_ratio(r, best, ARM_MEMCPY, ratios[1], sizeof ratios[1]);
     fmt_ratio(r, ARM_SLEEF, best, ratios[2], sizeof ratios[2]);
     fmt_ratio(r, ARM_LIBM, best, ratios[3], sizeof ratios[3]);
-    fmt_ratio(r, ARM_PORTABLE_1, ARM_AVX2_1, ratios[4], sizeof ratios[4]);
+    fmt_ratio(r, ARM_AVX2_1, ARM_AVX512_1, ratios[4], sizeof ratios[4]);
+    fmt_ratio(r, ARM_PORTABLE_1, ARM_AVX2_1, ratios[5], sizeof ratios[5]);
     const char *row[] = {r->op,
                          r->dtype,
                          n_buf,
+                         cells[ARM_AVX512_1],
+                         cells[ARM_AVX512_2],
                          cells[ARM_AVX2_1],
-                         spread,
                          cells[ARM_AVX2_2],
                          cells[ARM_PORTABLE_1],
                          cells[ARM_PORTABLE_2],
+                         spread,
                          cells[ARM_MEMCPY],
                          cells[ARM_SLEEF],
                          cells[ARM_LIBM],
@@ -455,7 +476,8 @@ static actx_table *build_table(const kb_row *rows, size_t n_rows) {
                          ratios[1],
                          ratios[2],
                          ratios[3],
-                         ratios[4]};
+                         ratios[4],
+                         ratios[5]};
     actx_table_add_row(t, row);
   }
   return t;
@@ -515,11 +537,13 @@ static void print_report(FILE *out, const kb_options *o, const actx_table *t, co
           actx_sleef_available() ? "AVX2 (libsleef)" : "not built in",
           sysconf(_SC_NPROCESSORS_ONLN));
   actx_table_print(t, out);
-  fprintf(out, "\nColumns: avx2 / port(able) = libactx's ISA; 1t = actx_compute on the calling "
-               "thread, 2t = the built-in pool of %d threads (tensors under %zu elements per "
-               "thread are not split); ratios are medians of this run: ORT/actx > 1 and "
-               "SLEEF/actx > 1 mean libactx is faster; actx = the avx2 1t arm.\n",
-          POOL_THREADS, actx_min_elements_per_task(ACTX_F32));
+  fprintf(out, "\nColumns: avx512 / avx2 / port(able) = libactx's ISA (ORT rule %s); 1t = "
+               "actx_compute on the calling thread, 2t = the built-in pool of %d threads (tensors "
+               "under %zu elements per thread are not split); ratios are medians of this run: "
+               "ORT/actx > 1 and SLEEF/actx > 1 mean libactx is faster; actx = the %s 1t arm (the "
+               "ISA libactx picks here), p10-p90 its spread.\n",
+          actx_ort_rule_name(actx_get_ort_rule()), POOL_THREADS,
+          actx_min_elements_per_task(ACTX_F32), actx_isa_name(k_default_isa));
   for (size_t i = 0; i < n_rows; i++)
     if (rows[i].ort_checked)
       fprintf(out, "ORT check %s %s N=%zu: ORT's output is %s libactx's\n", rows[i].op,
@@ -539,6 +563,8 @@ int actx_cmd_bench_kernels(int argc, char **argv) {
   if (!o.no_ort && actx_quiet_ort(o.verbose, CMD) != 0)
     o.no_ort = true;
   const bool have_avx2 = actx_isa_supported(ACTX_ISA_AVX2) != 0;
+  const bool have_avx512 = actx_isa_supported(ACTX_ISA_AVX512) != 0;
+  k_default_isa = actx_get_isa();
   if (actx_set_num_threads(POOL_THREADS) != ACTX_OK) {
     fprintf(stderr, "actx %s: cannot start the built-in pool of %d threads\n", CMD, POOL_THREADS);
     return ACTX_EXIT_FAILURE;
@@ -590,6 +616,7 @@ int actx_cmd_bench_kernels(int argc, char **argv) {
           prepare_ort(&m, &c, row);
         kb_arm arms[N_ARMS];
         memset(arms, 0, sizeof arms);
+        arms[ARM_AVX512_1].active = arms[ARM_AVX512_2].active = have_avx512;
         arms[ARM_AVX2_1].active = arms[ARM_AVX2_2].active = have_avx2;
         arms[ARM_PORTABLE_1].active = arms[ARM_PORTABLE_2].active = true;
         arms[ARM_MEMCPY].active = true;

@@ -55,7 +55,8 @@ int main(int argc, char **argv) {
     return ACTX_EXIT_OK;
   }
   if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
-    printf("actx %s (ISA %s)\n", actx_version_string(), actx_isa_name(actx_get_isa()));
+    printf("actx %s (ISA %s, ORT rule %s)\n", actx_version_string(), actx_isa_name(actx_get_isa()),
+           actx_ort_rule_name(actx_get_ort_rule()));
     return ACTX_EXIT_OK;
   }
   for (size_t i = 0; i < N_SUBCOMMANDS; i++) {

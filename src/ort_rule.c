@@ -1,0 +1,68 @@
+/* The ORT rule: which bits "what ORT computes" means on this host.
+ *
+ * ORT 1.30's MLAS switches three routines to AVX-512F kernels when the CPU has AVX512F and the
+ * OS saves opmask and ZMM state (mlas/lib/platform.cpp): Erf (the same bits as FMA3), exact
+ * Gelu and SiLU (QuickGelu at alpha 1). Those two copy every NaN input to the output unchanged
+ * (FMA3: the first multiply makes a signalling NaN quiet), and the SiLU's logistic also clamps
+ * its result to at most 1 (FMA3 clamps only at 0), which changes 20 float32 results. BiasGelu
+ * adds its bias first, which already makes a NaN quiet, so it has nothing to copy; every other
+ * op keeps its FMA3 kernel.
+ *
+ * The rule follows what ORT does on this host, not which actx ISA runs: every actx path
+ * computes either rule, so a host without AVX-512 tests both (ACTX_ORT_RULE or
+ * actx_set_ort_rule()). */
+#include "ort_rule.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+static const char *const rule_names[ACTX_ORT_RULE_COUNT] = {[ACTX_ORT_RULE_AVX2] = "avx2",
+                                                            [ACTX_ORT_RULE_AVX512] = "avx512"};
+
+static pthread_once_t rule_once = PTHREAD_ONCE_INIT;
+static actx_ort_rule active_rule = ACTX_ORT_RULE_AVX2;
+
+static void choose_rule(void) {
+  active_rule = actx_cpu_has_avx2_fma_f16c() && actx_cpu_has_avx512f() ? ACTX_ORT_RULE_AVX512
+                                                                        : ACTX_ORT_RULE_AVX2;
+  const char *env = getenv("ACTX_ORT_RULE");
+  if (env == NULL || env[0] == '\0') return;
+  for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
+    if (strcmp(env, rule_names[r]) == 0) {
+      active_rule = (actx_ort_rule)r;
+      return;
+    }
+  }
+  fprintf(stderr, "actx: ACTX_ORT_RULE=%s is not one of avx2, avx512; using %s\n", env,
+          rule_names[active_rule]);
+}
+
+actx_ort_rule actx_get_ort_rule(void) {
+  pthread_once(&rule_once, choose_rule);
+  return active_rule;
+}
+
+const char *actx_ort_rule_name(actx_ort_rule rule) {
+  return (unsigned)rule < ACTX_ORT_RULE_COUNT ? rule_names[rule] : "unknown";
+}
+
+actx_status actx_set_ort_rule(actx_ort_rule rule) {
+  if ((unsigned)rule >= ACTX_ORT_RULE_COUNT) return ACTX_ERROR_INVALID_ARGUMENT;
+  pthread_once(&rule_once, choose_rule);
+  active_rule = rule;
+  return ACTX_OK;
+}
+
+actx_kernel_params actx_ort_rule_params(const actx_op_desc *d) {
+  actx_kernel_params p = {.bias = NULL, .alpha = d->alpha};
+  if (actx_get_ort_rule() != ACTX_ORT_RULE_AVX512) return p;
+  const int silu = d->op == ACTX_OP_QUICK_GELU && d->alpha == 1.0f;
+  const int gelu = d->op == ACTX_OP_GELU && d->bias == NULL;
+  p.keep_nan = silu || gelu;
+  p.clamp_one = silu;
+  return p;
+}
