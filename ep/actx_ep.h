@@ -63,6 +63,7 @@ typedef enum actx_ep_kind {
   ACTX_EP_QUICK_GELU,     /* com.microsoft QuickGelu 1 */
   ACTX_EP_TANH,           /* ai.onnx Tanh 6, 13 */
   ACTX_EP_SIGMOID,        /* ai.onnx Sigmoid 6, 13 */
+  ACTX_EP_SILU,           /* com.microsoft QuickGelu 1 with alpha 1: ORT's SiLU kernel */
   ACTX_EP_KIND_COUNT
 } actx_ep_kind;
 
@@ -232,7 +233,7 @@ typedef struct actx_ep_policy_row {
   bool claim;
 } actx_ep_policy_row;
 
-/* The table, for tests and documentation. */
+/* The table of this host class (the ORT rule's), for tests and documentation. */
 const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows);
 
 /* ---- compute.c ----------------------------------------------------------------------------- */

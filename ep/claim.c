@@ -40,6 +40,7 @@ const char *actx_ep_kind_name(actx_ep_kind kind) {
       "com.microsoft.QuickGelu",
       "Tanh",
       "Sigmoid",
+      "com.microsoft.QuickGelu(alpha=1)",
   };
   return (unsigned)kind < ACTX_EP_KIND_COUNT ? names[kind] : "unknown";
 }
@@ -55,6 +56,7 @@ static const actx_op kind_ops[ACTX_EP_KIND_COUNT] = {
     [ACTX_EP_QUICK_GELU] = ACTX_OP_QUICK_GELU,
     [ACTX_EP_TANH] = ACTX_OP_TANH,
     [ACTX_EP_SIGMOID] = ACTX_OP_SIGMOID,
+    [ACTX_EP_SILU] = ACTX_OP_QUICK_GELU,
 };
 
 OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
@@ -264,6 +266,7 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
           return NULL;
         }
       }
+      if (out->alpha == 1.0f) out->kind = ACTX_EP_SILU; /* MlasComputeSilu in ORT */
       break;
     }
     case ACTX_EP_BIAS_GELU:

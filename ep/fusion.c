@@ -385,7 +385,7 @@ static actx_ep_kind fused_kind(const actx_ep_fusion *f) {
   switch (f->family) {
     case ACTX_EP_FUSION_ERF_GELU: return bias ? ACTX_EP_BIAS_GELU : ACTX_EP_MS_GELU;
     case ACTX_EP_FUSION_TANH_GELU: return bias ? ACTX_EP_FAST_GELU_BIAS : ACTX_EP_FAST_GELU;
-    case ACTX_EP_FUSION_SIGMOID: return ACTX_EP_QUICK_GELU;
+    case ACTX_EP_FUSION_SIGMOID: return f->node.alpha == 1 ? ACTX_EP_SILU : ACTX_EP_QUICK_GELU;
     case ACTX_EP_FUSION_GELU_NODE:
       return f->node.op == ACTX_OP_GELU_TANH ? ACTX_EP_FAST_GELU_BIAS : ACTX_EP_BIAS_GELU;
   }

@@ -2,26 +2,45 @@
  * was measured faster than ORT alone there. docs/ep-policy.md has the measurements behind every
  * row; change both together.
  *
- * The rule: a row claims when the per-node A/B ratio (tests/ep/bench_ep_ab --baseline none:
- * the session with the EP appended either way, the node in ORT's kernel vs in ours; median of 5
- * runs of 41 interleaved batch pairs) was >= 1.05 at every measured size of the row, at both 1
- * and 2 intra-op threads. A plugin EP cannot read the session's intra-op thread count (no
- * OrtApi getter in 1.30, and GetCapability runs before any kernel context exists), so a row
- * must hold at every thread count measured. Boundaries sit at the first measured size that
- * passes (or fails) the rule.
+ * One table per host class, because ORT's kernels and ours both differ between them: on a host
+ * with AVX512F ORT 1.30 runs Erf, Gelu and SiLU with AVX-512F kernels and actx runs its
+ * AVX-512 path; elsewhere both run 8-wide FMA3 / AVX2 code. The class is the ORT rule's
+ * (actx_get_ort_rule(): what ORT does on this CPU).
+ *
+ * The rule: a row claims when the per-node A/B ratio (bench_ep_ab --baseline none: the session
+ * with the EP appended either way, the node in ORT's kernel vs in ours; median of 3-5 runs of
+ * 41 interleaved batch pairs) was >= 1.05 at every measured size of the row, at both 1 and 2
+ * intra-op threads. A plugin EP cannot read the session's intra-op thread count (no OrtApi
+ * getter in 1.30, and GetCapability runs before any kernel context exists), so a row must hold
+ * at every thread count measured. Boundaries sit at the first measured size that passes (or
+ * fails) the rule.
  *
  * float16: ORT's CPU EP runs these nodes through Cast nodes or its own f16 conversions, and we
- * measured ours 1.2x-7x faster at every size, so every row claims. bfloat16: ORT's CPU EP has
- * no kernel for any of them; not claiming would make session creation fail, so every row
- * claims. */
+ * measured ours 1.2x-7x faster at every size on both host classes, so every row claims.
+ * bfloat16: ORT's CPU EP has no kernel for any of them; not claiming would make session
+ * creation fail, so every row claims. */
 #include "actx_ep.h"
 
 #define F32 (1u << ACTX_F32)
 #define HALF ((1u << ACTX_F16) | (1u << ACTX_BF16))
 #define NO_LIMIT INT64_MAX
 
+/* float16 and bfloat16: every kind, every size, on both host classes */
+#define HALF_ROWS                                         \
+  {ACTX_EP_ERF, HALF, 0, NO_LIMIT, true},                 \
+  {ACTX_EP_GELU, HALF, 0, NO_LIMIT, true},                \
+  {ACTX_EP_GELU_TANH, HALF, 0, NO_LIMIT, true},           \
+  {ACTX_EP_MS_GELU, HALF, 0, NO_LIMIT, true},             \
+  {ACTX_EP_BIAS_GELU, HALF, 0, NO_LIMIT, true},           \
+  {ACTX_EP_FAST_GELU, HALF, 0, NO_LIMIT, true},           \
+  {ACTX_EP_FAST_GELU_BIAS, HALF, 0, NO_LIMIT, true},      \
+  {ACTX_EP_QUICK_GELU, HALF, 0, NO_LIMIT, true},          \
+  {ACTX_EP_SILU, HALF, 0, NO_LIMIT, true},                \
+  {ACTX_EP_TANH, HALF, 0, NO_LIMIT, true},                \
+  {ACTX_EP_SIGMOID, HALF, 0, NO_LIMIT, true}
+
 /* Rows of one (kind, dtype) never overlap; sizes no row covers are declined. */
-static const actx_ep_policy_row table[] = {
+static const actx_ep_policy_row avx2_table[] = {
     /* float32. Erf: the same arithmetic as MLAS and the same split; 0.94-1.05 everywhere. */
     {ACTX_EP_ERF, F32, 0, NO_LIMIT, false},
     /* The GELU family: ~1.00 up to 1024 elements (the per-node cost eats the faster kernel),
@@ -36,6 +55,10 @@ static const actx_ep_policy_row table[] = {
     {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true},
     {ACTX_EP_QUICK_GELU, F32, 0, 2048, false},
     {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true},
+    /* SiLU (ORT's FMA3 MlasComputeSilu): the exported x*Sigmoid(x), which ORT fuses into it,
+     * 1.05-1.39 from 4 Ki */
+    {ACTX_EP_SILU, F32, 0, 2048, false},
+    {ACTX_EP_SILU, F32, 2048, NO_LIMIT, true},
     /* ORT's bias kernels add the bias in a scalar loop through a temporary: >= 1.07 at 512. */
     {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true},
     {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true},
@@ -46,29 +69,57 @@ static const actx_ep_policy_row table[] = {
     {ACTX_EP_TANH, F32, 1048576, NO_LIMIT, false},
     {ACTX_EP_SIGMOID, F32, 0, 16384, false},
     {ACTX_EP_SIGMOID, F32, 16384, NO_LIMIT, true},
-    /* float16 and bfloat16: every kind, every size */
-    {ACTX_EP_ERF, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_GELU, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_GELU_TANH, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_MS_GELU, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_BIAS_GELU, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_FAST_GELU, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_FAST_GELU_BIAS, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_QUICK_GELU, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_TANH, HALF, 0, NO_LIMIT, true},
-    {ACTX_EP_SIGMOID, HALF, 0, NO_LIMIT, true},
+    HALF_ROWS,
 };
-#define N_ROWS (sizeof table / sizeof table[0])
 
-const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows) {
-  *n_rows = N_ROWS;
-  return table;
+/* Measured on an AMD EPYC Zen 4 (AVX-512 F/BW/DQ/VL, 512-bit operations in two 256-bit halves). */
+static const actx_ep_policy_row avx512_table[] = {
+    /* Erf: ORT's AVX-512F kernel, the same arithmetic, as fast as ours (0.95-1.13 per node;
+     * 0.96-0.97 at 1 Mi in `make bench`) */
+    {ACTX_EP_ERF, F32, 0, NO_LIMIT, false},
+    /* Gelu, ms.Gelu, SiLU: ORT's AVX-512F kernels are as fast as ours in cache (0.95-1.09 up to
+     * 256 Ki at 1 thread); from 1 Mi 1.11-1.19 per node on 1 and 2 threads */
+    {ACTX_EP_GELU, F32, 0, 1048576, false},
+    {ACTX_EP_GELU, F32, 1048576, NO_LIMIT, true},
+    {ACTX_EP_MS_GELU, F32, 0, 1048576, false},
+    {ACTX_EP_MS_GELU, F32, 1048576, NO_LIMIT, true},
+    {ACTX_EP_SILU, F32, 0, 1048576, false},
+    {ACTX_EP_SILU, F32, 1048576, NO_LIMIT, true},
+    /* tanh GELU and QuickGelu keep ORT's 8-wide kernels: 1.08-1.19 at 2 Ki, up to 1.9 later */
+    {ACTX_EP_GELU_TANH, F32, 0, 2048, false},
+    {ACTX_EP_GELU_TANH, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_FAST_GELU, F32, 0, 2048, false},
+    {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_QUICK_GELU, F32, 0, 2048, false},
+    {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true},
+    /* bias kernels: 1.09-1.12 at 512 */
+    {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true},
+    {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true},
+    /* Tanh 1.05-1.06 at 8 Ki, 1.07-1.11 from 16 Ki; Sigmoid 1.07-1.08 at 8 Ki, 1.10-1.48 on */
+    {ACTX_EP_TANH, F32, 0, 16384, false},
+    {ACTX_EP_TANH, F32, 16384, NO_LIMIT, true},
+    {ACTX_EP_SIGMOID, F32, 0, 8192, false},
+    {ACTX_EP_SIGMOID, F32, 8192, NO_LIMIT, true},
+    HALF_ROWS,
+};
+
+static const actx_ep_policy_row *host_table(size_t *n_rows) {
+  if (actx_get_ort_rule() == ACTX_ORT_RULE_AVX512) {
+    *n_rows = sizeof avx512_table / sizeof avx512_table[0];
+    return avx512_table;
+  }
+  *n_rows = sizeof avx2_table / sizeof avx2_table[0];
+  return avx2_table;
 }
+
+const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows) { return host_table(n_rows); }
 
 bool actx_ep_policy_auto_claims(actx_ep_kind kind, actx_dtype dtype, int64_t elements,
                                 int64_t min_elements) {
   bool any = false, all = true;
-  for (size_t i = 0; i < N_ROWS; i++) {
+  size_t n_rows = 0;
+  const actx_ep_policy_row *table = host_table(&n_rows);
+  for (size_t i = 0; i < n_rows; i++) {
     const actx_ep_policy_row *r = &table[i];
     if (r->kind != kind || !(r->dtype_mask & (1u << dtype))) continue;
     if (elements >= 0) {

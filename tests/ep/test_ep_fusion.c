@@ -55,7 +55,8 @@ static actx_ep_kind fused_kind(const ep_pattern_spec *s, bool bias) {
     case EP_PATTERN_GELU_NODE:
       return strstr(s->gelu_op, "tanh") || strstr(s->gelu_op, "Fast") ? ACTX_EP_FAST_GELU_BIAS
                                                                       : ACTX_EP_BIAS_GELU;
-    default: return ACTX_EP_QUICK_GELU;
+    case EP_PATTERN_SILU: return ACTX_EP_SILU;
+    default: return s->alpha == 1.0f ? ACTX_EP_SILU : ACTX_EP_QUICK_GELU;
   }
 }
 

@@ -37,6 +37,7 @@ static const kind_case kinds[] = {
     {ACTX_EP_FAST_GELU, {.op_type = "FastGelu", .domain = MS}},
     {ACTX_EP_FAST_GELU_BIAS, {.op_type = "FastGelu", .domain = MS, .bias = true}},
     {ACTX_EP_QUICK_GELU, {.op_type = "QuickGelu", .domain = MS}},
+    {ACTX_EP_SILU, {.op_type = "QuickGelu", .domain = MS, .has_alpha = true, .alpha = 1.0f}},
     {ACTX_EP_TANH, {.op_type = "Tanh", .domain = ""}},
     {ACTX_EP_SIGMOID, {.op_type = "Sigmoid", .domain = ""}},
 };
@@ -360,7 +361,7 @@ static void test_patterns(void) {
   } cases[] = {
       {"erf GELU, opset 17", ERF_GELU, 17, "Erf", 1, 5, ACTX_EP_MS_GELU},
       {"tanh GELU, opset 17", TANH_GELU, 17, "Tanh", 2, 9, ACTX_EP_FAST_GELU},
-      {"SiLU, opset 17", SILU, 17, "Sigmoid", 1, 2, ACTX_EP_QUICK_GELU},
+      {"SiLU, opset 17", SILU, 17, "Sigmoid", 1, 2, ACTX_EP_SILU},
       {"QuickGelu pattern, opset 17", QUICK_GELU_PATTERN, 17, "Sigmoid", 1, 3, ACTX_EP_QUICK_GELU},
       {"Add(bias) + Gelu, opset 20", ADD_GELU, 20, "Gelu", 1, 2, ACTX_EP_BIAS_GELU},
   };

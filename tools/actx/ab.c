@@ -908,8 +908,9 @@ static void print_header(FILE *out, const ab_options *o, const char *started, co
   cpu_name(cpu, sizeof cpu);
   fprintf(out, "actx ab — ORT %s alone vs ORT + actx %s (EP %s)\n",
           base != NULL ? base->GetVersionString() : "?", actx_version_string(), o->ep_lib);
-  fprintf(out, "%s; %ld cores online; libactx ISA %s; started %s, load average %s\n", cpu,
-          sysconf(_SC_NPROCESSORS_ONLN), actx_isa_name(actx_get_isa()), started, load);
+  fprintf(out, "%s; %ld cores online; libactx ISA %s, ORT rule %s; started %s, load average %s\n",
+          cpu, sysconf(_SC_NPROCESSORS_ONLN), actx_isa_name(actx_get_isa()),
+          actx_ort_rule_name(actx_get_ort_rule()), started, load);
   fprintf(out, "Run() time per call in microseconds: median and p10-p90 of %ld reps (each a "
                "batch of ~%.1f ms), after %ld warm-up reps; arms interleaved, order alternating; "
                "policy %s; seed %llu; intra-op threads %s between runs\n\n",
