@@ -6,7 +6,15 @@
  * Div → Erf → Add → Mul → Mul with the bias Add before it (fusion.c), which one actx_compute()
  * call replaces. GetCapability first looks for such subgraphs, then for single nodes among the
  * rest. For each fused subgraph it records what the node computes and which of its inputs are x
- * and the bias; Compile finds the record again by the fused node's output.
+ * and the bias; Compile finds the record again by the nodes of the graph it is handed.
+ *
+ * Finding that record must not confuse two graphs: Loop bodies and If branches reuse value and
+ * node names, and the OrtGraph / OrtNode handles Compile gets are new objects. What survives from
+ * GetCapability to Compile is each node's id (its index, unique within one graph), its name,
+ * operator and values. ORT partitions one graph at a time, bottom up: GetCapability for a graph,
+ * then Compile for what was taken in it, then the next graph. So a record is keyed by a signature
+ * of the ids, operators and value names of the nodes it covers, and Compile takes the newest
+ * record with the key of the graph it is handed: the one of the graph just partitioned.
  *
  * What GetCapability sees, at ORT_ENABLE_ALL (found by experiment, test_patterns in
  * tests/ep/test_ep_policy.c, and matching ORT's inference_session.cc): ORT applies its level-1
@@ -25,6 +33,7 @@
 
 /* What GetCapability took as one fused subgraph, for Compile. */
 typedef struct fused_record {
+  uint64_t signature; /* of the nodes it covers (group_signature) */
   actx_ep_node node;
   char *y_name, *x_name, *bias_name; /* bias_name NULL without a bias */
   char label[128];                   /* "erf GELU at 'p3'" for messages */
@@ -36,7 +45,8 @@ typedef struct actx_ep {
   const OrtEpApi *ep_api;
   const OrtLogger *logger;
   actx_ep_options options;
-  fused_record *records; /* GetCapability runs before Compile, on one thread per session */
+  /* in the order GetCapability made them; it runs before Compile, on one thread per session */
+  fused_record *records;
   size_t n_records, records_capacity;
 } actx_ep;
 
@@ -146,6 +156,78 @@ static char *copy_name(const OrtApi *api, const OrtValueInfo *value, OrtStatus *
   return copy;
 }
 
+/* FNV-1a, over bytes and over strings with their terminating NUL (so "ab","c" != "a","bc"). */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * FNV_PRIME;
+  return h;
+}
+static uint64_t hash_string(uint64_t h, const char *s) {
+  return s != NULL ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\xff", 1);
+}
+
+static OrtStatus *hash_values(const OrtApi *api, uint64_t *h, const OrtValueInfo *const *values,
+                              size_t n) {
+  *h = hash_bytes(*h, &n, sizeof n);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = NULL;
+    OrtStatus *st = values[i] != NULL ? api->GetValueInfoName(values[i], &name) : NULL;
+    if (st != NULL) return st;
+    *h = hash_string(*h, name);
+  }
+  return NULL;
+}
+
+/* The signature of a group of nodes: for each, in id order, its id, domain, operator, name and
+ * the names of its inputs and outputs. The same nodes give the same signature in GetCapability
+ * and in Compile. */
+static OrtStatus *group_signature(const OrtApi *api, const OrtNode *const *nodes, size_t n,
+                                  uint64_t *out) {
+  *out = FNV_OFFSET;
+  const OrtNode *sorted[ACTX_EP_MAX_FUSED_NODES];
+  size_t ids[ACTX_EP_MAX_FUSED_NODES];
+  if (n > ACTX_EP_MAX_FUSED_NODES)
+    return actx_ep_error(api, ORT_EP_FAIL, "a group of %zu nodes (at most %d)", n,
+                         ACTX_EP_MAX_FUSED_NODES);
+  OrtStatus *st = NULL;
+  for (size_t i = 0; i < n && st == NULL; i++) { /* insertion sort by id: n is small */
+    size_t id = 0;
+    if ((st = api->Node_GetId(nodes[i], &id)) != NULL) break;
+    size_t j = i;
+    for (; j > 0 && ids[j - 1] > id; j--) {
+      ids[j] = ids[j - 1];
+      sorted[j] = sorted[j - 1];
+    }
+    ids[j] = id;
+    sorted[j] = nodes[i];
+  }
+  uint64_t h = FNV_OFFSET;
+  for (size_t i = 0; i < n && st == NULL; i++) {
+    const char *domain = NULL, *op_type = NULL, *name = NULL;
+    if ((st = api->Node_GetDomain(sorted[i], &domain)) != NULL ||
+        (st = api->Node_GetOperatorType(sorted[i], &op_type)) != NULL ||
+        (st = api->Node_GetName(sorted[i], &name)) != NULL)
+      break;
+    h = hash_bytes(h, &ids[i], sizeof ids[i]);
+    h = hash_string(hash_string(hash_string(h, domain), op_type), name);
+    const OrtValueInfo *values[2 * ACTX_EP_MAX_FUSED_NODES];
+    const size_t max = sizeof values / sizeof values[0];
+    size_t n_in = 0, n_out = 0;
+    if ((st = actx_ep_node_inputs(api, sorted[i], values, max, &n_in)) != NULL ||
+        (st = hash_values(api, &h, values, n_in < max ? n_in : max)) != NULL)
+      break;
+    if ((st = api->Node_GetNumOutputs(sorted[i], &n_out)) != NULL) break;
+    if (n_out > max) n_out = max;
+    if ((st = api->Node_GetOutputs(sorted[i], values, n_out)) != NULL ||
+        (st = hash_values(api, &h, values, n_out)) != NULL)
+      break;
+  }
+  *out = h;
+  return st;
+}
+
 static void record_free(fused_record *r) {
   free(r->y_name);
   free(r->x_name);
@@ -162,7 +244,8 @@ static OrtStatus *add_record(actx_ep *ep, const actx_ep_fusion *f, const char *c
     ep->records_capacity = capacity;
   }
   fused_record r = {.node = f->node};
-  OrtStatus *st = NULL;
+  OrtStatus *st = group_signature(api, f->nodes, f->n_nodes, &r.signature);
+  if (st != NULL) return st;
   r.y_name = copy_name(api, f->y, &st);
   if (st == NULL) r.x_name = copy_name(api, f->x, &st);
   if (st == NULL && f->bias != NULL) r.bias_name = copy_name(api, f->bias, &st);
@@ -286,15 +369,21 @@ static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **info
   for (size_t i = 0; i < n; i++) actx_ep_kernel_release(infos[i]);
 }
 
-/* The record of the fused subgraph ORT made fused_node for: its output is the subgraph's y and
- * one of its inputs the subgraph's x. */
-static OrtStatus *find_record(const actx_ep *ep, const OrtNode *fused_node,
-                              const fused_record **out) {
+/* The record of the fused subgraph ORT made fused_node for from the nodes of graph: the newest
+ * with their signature whose y is the fused node's output and whose x one of its inputs. */
+static OrtStatus *find_record(const actx_ep *ep, const OrtGraph *graph, size_t n_nodes,
+                              const OrtNode *fused_node, const fused_record **out) {
   *out = NULL;
   const OrtApi *api = ep->api;
+  if (n_nodes > ACTX_EP_MAX_FUSED_NODES) return NULL;
+  const OrtNode *nodes[ACTX_EP_MAX_FUSED_NODES];
+  uint64_t signature = 0;
+  OrtStatus *st = api->Graph_GetNodes(graph, nodes, n_nodes);
+  if (st == NULL) st = group_signature(api, nodes, n_nodes, &signature);
+  if (st != NULL) return st;
   const OrtValueInfo *y = NULL;
   const char *y_name = NULL;
-  OrtStatus *st = actx_ep_node_output(api, fused_node, &y);
+  st = actx_ep_node_output(api, fused_node, &y);
   if (st == NULL && y != NULL) st = api->GetValueInfoName(y, &y_name);
   if (st != NULL || y_name == NULL) return st;
   /* every node of a fused subgraph has at most two inputs */
@@ -302,8 +391,9 @@ static OrtStatus *find_record(const actx_ep *ep, const OrtNode *fused_node,
   const size_t max_in = sizeof in / sizeof in[0];
   size_t n_in = 0;
   if ((st = actx_ep_node_inputs(api, fused_node, in, max_in, &n_in)) != NULL) return st;
-  for (size_t r = 0; r < ep->n_records && *out == NULL; r++) {
-    if (strcmp(ep->records[r].y_name, y_name) != 0) continue;
+  for (size_t r = ep->n_records; r-- > 0 && *out == NULL;) { /* newest first */
+    if (ep->records[r].signature != signature || strcmp(ep->records[r].y_name, y_name) != 0)
+      continue;
     for (size_t i = 0; i < n_in && i < max_in; i++) {
       const char *name = NULL;
       if (in[i] != NULL && (st = api->GetValueInfoName(in[i], &name)) != NULL) return st;
@@ -331,7 +421,7 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
       continue;
     }
     const fused_record *r = NULL;
-    if ((st = find_record(ep, fused_nodes[i], &r)) != NULL) break;
+    if ((st = find_record(ep, graphs[i], n, fused_nodes[i], &r)) != NULL) break;
     if (r == NULL) {
       st = actx_ep_error(api, ORT_EP_FAIL,
                          "a fused graph of %zu nodes that GetCapability did not record", n);
