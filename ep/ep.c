@@ -115,17 +115,20 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
   return NULL;
 }
 
-/* Whether the policy takes a matched subgraph as one node. Under `auto`: where the result is
- * ORT's own (ORT would fuse the same nodes into the same kernel) and the table says our kernel
- * is faster than that one; in bfloat16 always (ORT has no kernels). */
+/* Whether the policy takes a matched subgraph as one node. Every policy takes one only where one
+ * node gives ORT's bits for every input, infinities and NaNs included: where ORT would fuse the
+ * same nodes into the same kernel. Elsewhere ORT runs the nodes one by one, and one kernel rounds
+ * differently, and overflows or turns inf·0 into NaN where the nodes do not (ep-policy.md,
+ * "Where ORT does not fuse"). In bfloat16 ORT has no kernels and nothing to compare with, so the
+ * match itself (fusion.c: only folds that are exact in IEEE arithmetic) is the rule. `auto` then
+ * also wants the table to say our kernel is the faster one. */
 static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f, bool *take,
                                       const char **why) {
   *take = false;
   *why = NULL;
-  switch (ep->options.policy) {
-    case ACTX_EP_POLICY_NONE: *why = "policy none"; return NULL;
-    case ACTX_EP_POLICY_ALL: *take = true; return NULL;
-    case ACTX_EP_POLICY_AUTO: break;
+  if (ep->options.policy == ACTX_EP_POLICY_NONE) {
+    *why = "policy none";
+    return NULL;
   }
   /* A float16 Gelu node after a bias Add: ORT has no float16 Gelu kernel and runs the Add and
    * the Gelu's inlined function body as one float32 island between two Casts; our fused kernel
@@ -136,9 +139,13 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
     OrtStatus *st = actx_ep_ort_fuses(ep->api, f, &ort_fuses);
     if (st != NULL) return st;
     if (!ort_fuses) {
-      *why = "auto policy: ORT alone runs these nodes unfused, so its rounding differs from ours";
+      *why = "ORT alone runs these nodes unfused, so one kernel would not give its bits";
       return NULL;
     }
+  }
+  if (ep->options.policy == ACTX_EP_POLICY_ALL) {
+    *take = true;
+    return NULL;
   }
   const actx_ep_node *n = &f->node;
   *take = actx_ep_policy_auto_claims(n->kind, n->dtype, n->elements, n->min_elements);

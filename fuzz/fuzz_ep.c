@@ -11,10 +11,10 @@
  *     types and shapes, and float32 (or any type actx does not serve) bit for bit. float16 and
  *     bfloat16 within conformance's tolerance (rtol 1e-3 / 8e-3, atol 1e-5, NaN where ORT has
  *     NaN, loosened as outputs_agree says): actx computes them in float32 and rounds once,
- *     ORT's own kernels and float32 islands for them do not (docs/ep-policy.md). A pattern model under policy `all` is compared in types and
- *     shapes only: `all` fuses every subgraph actx recognises, also where ORT alone runs the
- *     nodes one by one and rounds differently (docs/ep-policy.md, "What `all` gives where ORT
- *     does not fuse"); under `auto` it must be ORT's bits (with optimisations off, those of
+ *     ORT's own kernels and float32 islands for them do not (docs/ep-policy.md). A pattern model
+ *     under policy `all` is compared in types and shapes only: `all` takes any node actx can
+ *     run, also a lone node of a subgraph ORT would fuse, which ORT then runs unfused and
+ *     rounds differently; under `auto` it must be ORT's bits (with optimisations off, those of
  *     ORT alone either unoptimised or optimised: see LLVMFuzzerTestOneInput);
  *   - a Run ORT alone refuses, actx must refuse too;
  *   - whatever ORT alone does, never a crash, a hang (libFuzzer's -timeout) or a leak
