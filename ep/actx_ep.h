@@ -40,10 +40,17 @@ typedef enum actx_ep_policy_mode {
 
 typedef struct actx_ep_options {
   actx_ep_policy_mode policy;
+  /* session.disable_cpu_ep_fallback=1: a node the EP leaves has nowhere to run, so `auto` takes
+   * whatever `all` takes */
+  bool cpu_fallback_disabled;
 } actx_ep_options;
 
-/* Reads every session config entry under ep.actx. (provider options land there). An unknown
- * key or value is an ORT_INVALID_ARGUMENT status naming it; *out is then the defaults. */
+/* ORT's session config key that keeps nodes off its CPU EP; "1" turns it on. */
+#define ACTX_EP_DISABLE_CPU_FALLBACK_KEY "session.disable_cpu_ep_fallback"
+
+/* Reads every session config entry under ep.actx. (provider options land there), and
+ * session.disable_cpu_ep_fallback. An unknown key or value under ep.actx. is an
+ * ORT_INVALID_ARGUMENT status naming it; *out is then the defaults. */
 OrtStatus *actx_ep_options_read(const OrtApi *api, const OrtSessionOptions *session_options,
                                 actx_ep_options *out);
 const char *actx_ep_policy_mode_name(actx_ep_policy_mode mode);

@@ -84,12 +84,20 @@ static const char *ep_get_name(const OrtEp *self) {
   return ACTX_EP_NAME;
 }
 
+/* The policy in force: `auto` where ORT's CPU EP may run what we leave, else `all` (a node we
+ * leave would fail the session, and all takes nothing whose result is not ORT's either). */
+static actx_ep_policy_mode policy_of(const actx_ep *ep) {
+  return ep->options.policy == ACTX_EP_POLICY_AUTO && ep->options.cpu_fallback_disabled
+             ? ACTX_EP_POLICY_ALL
+             : ep->options.policy;
+}
+
 /* Whether the policy takes a node we can run. *why says why not. */
 static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const actx_ep_node *info,
                                bool *take, const char **why) {
   *take = false;
   *why = NULL;
-  switch (ep->options.policy) {
+  switch (policy_of(ep)) {
     case ACTX_EP_POLICY_NONE: *why = "policy none"; return NULL;
     case ACTX_EP_POLICY_ALL: *take = true; return NULL;
     case ACTX_EP_POLICY_AUTO: break;
@@ -126,7 +134,7 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
                                       const char **why) {
   *take = false;
   *why = NULL;
-  if (ep->options.policy == ACTX_EP_POLICY_NONE) {
+  if (policy_of(ep) == ACTX_EP_POLICY_NONE) {
     *why = "policy none";
     return NULL;
   }
@@ -143,7 +151,7 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
       return NULL;
     }
   }
-  if (ep->options.policy == ACTX_EP_POLICY_ALL) {
+  if (policy_of(ep) == ACTX_EP_POLICY_ALL) {
     *take = true;
     return NULL;
   }
@@ -319,7 +327,7 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
                                     OrtEpGraphSupportInfo *support) {
   actx_ep *ep = (actx_ep *)self;
   const OrtApi *api = ep->api;
-  if (ep->options.policy == ACTX_EP_POLICY_NONE) return NULL;
+  if (policy_of(ep) == ACTX_EP_POLICY_NONE) return NULL;
 
   size_t n = 0;
   OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
@@ -467,8 +475,11 @@ OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
   ep->ep_api = api->GetEpApi();
   ep->logger = logger;
   ep->options = *options;
-  actx_ep_log(api, logger, ORT_LOGGING_LEVEL_INFO, "actx: EP created (policy %s)",
-              actx_ep_policy_mode_name(options->policy));
+  actx_ep_log(api, logger, ORT_LOGGING_LEVEL_INFO, "actx: EP created (policy %s%s)",
+              actx_ep_policy_mode_name(options->policy),
+              options->policy == ACTX_EP_POLICY_AUTO && options->cpu_fallback_disabled
+                  ? ", CPU fallback disabled: taking what all takes"
+                  : "");
   *out = &ep->base;
   return NULL;
 }
