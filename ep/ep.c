@@ -1,12 +1,13 @@
 /* The OrtEp of one session: GetCapability decides which nodes we take, Compile builds their
  * compute functions.
  *
- * What we take becomes one fused node per activation (EpGraphSupportInfo_AddNodesToFuse): either
- * a single node we run (claim.c), or a whole exported activation subgraph such as
- * Div → Erf → Add → Mul → Mul with the bias Add before it (fusion.c), which one actx_compute()
- * call replaces. GetCapability first looks for such subgraphs, then for single nodes among the
- * rest. For each fused subgraph it records what the node computes and which of its inputs are x
- * and the bias; Compile finds the record again by the nodes of the graph it is handed.
+ * What we take are claims, each one activation: a single node we run (claim.c), or a whole
+ * exported activation subgraph such as Div → Erf → Add → Mul → Mul with the bias Add before it
+ * (fusion.c), which one actx_compute() call replaces. GetCapability first looks for such
+ * subgraphs, then for single nodes among the rest; claims that follow one another become one
+ * fused node (EpGraphSupportInfo_AddNodesToFuse) computing them in turn (group.c). For each it
+ * records what its steps compute and which of its inputs are x and the biases; Compile finds the
+ * record again by the nodes of the graph it is handed.
  *
  * Finding that record must not confuse two graphs: Loop bodies and If branches reuse value and
  * node names, and the OrtGraph / OrtNode handles Compile gets are new objects. What survives from
@@ -31,13 +32,16 @@
 
 #include "actx_ep.h"
 
-/* What GetCapability took as one fused subgraph, for Compile. */
-typedef struct fused_record {
-  uint64_t signature; /* of the nodes it covers (group_signature) */
-  actx_ep_node node;
-  char *y_name, *x_name, *bias_name; /* bias_name NULL without a bias */
-  char label[128];                   /* "erf GELU at 'p3'" for messages */
-} fused_record;
+/* What GetCapability took as one compiled node, for Compile: its steps (single nodes or fused
+ * subgraphs, in order) and which of the fused node's inputs is x. */
+typedef struct group_record {
+  uint64_t signature; /* of the nodes it covers (actx_ep_group_signature) */
+  size_t n_nodes;
+  char *x_name, *y_name;
+  actx_ep_step *steps; /* their bias names are owned here */
+  size_t n_steps;
+  char label[128]; /* "erf GELU at 'p3'", "node 'n7' and 1999 more" for messages */
+} group_record;
 
 typedef struct actx_ep {
   OrtEp base; /* first: ORT hands &base back */
@@ -46,7 +50,7 @@ typedef struct actx_ep {
   const OrtLogger *logger;
   actx_ep_options options;
   /* in the order GetCapability made them; it runs before Compile, on one thread per session */
-  fused_record *records;
+  group_record *records;
   size_t n_records, records_capacity;
 } actx_ep;
 
@@ -171,136 +175,58 @@ static char *copy_name(const OrtApi *api, const OrtValueInfo *value, OrtStatus *
   return copy;
 }
 
-/* FNV-1a, over bytes and over strings with their terminating NUL (so "ab","c" != "a","bc"). */
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * FNV_PRIME;
-  return h;
-}
-static uint64_t hash_string(uint64_t h, const char *s) {
-  return s != NULL ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\xff", 1);
-}
-
-static OrtStatus *hash_values(const OrtApi *api, uint64_t *h, const OrtValueInfo *const *values,
-                              size_t n) {
-  *h = hash_bytes(*h, &n, sizeof n);
-  for (size_t i = 0; i < n; i++) {
-    const char *name = NULL;
-    OrtStatus *st = values[i] != NULL ? api->GetValueInfoName(values[i], &name) : NULL;
-    if (st != NULL) return st;
-    *h = hash_string(*h, name);
-  }
-  return NULL;
-}
-
-/* The signature of a group of nodes: for each, in id order, its id, domain, operator, name and
- * the names of its inputs and outputs. The same nodes give the same signature in GetCapability
- * and in Compile. */
-static OrtStatus *group_signature(const OrtApi *api, const OrtNode *const *nodes, size_t n,
-                                  uint64_t *out) {
-  *out = FNV_OFFSET;
-  const OrtNode *sorted[ACTX_EP_MAX_FUSED_NODES];
-  size_t ids[ACTX_EP_MAX_FUSED_NODES];
-  if (n > ACTX_EP_MAX_FUSED_NODES)
-    return actx_ep_error(api, ORT_EP_FAIL, "a group of %zu nodes (at most %d)", n,
-                         ACTX_EP_MAX_FUSED_NODES);
-  OrtStatus *st = NULL;
-  for (size_t i = 0; i < n && st == NULL; i++) { /* insertion sort by id: n is small */
-    size_t id = 0;
-    if ((st = api->Node_GetId(nodes[i], &id)) != NULL) break;
-    size_t j = i;
-    for (; j > 0 && ids[j - 1] > id; j--) {
-      ids[j] = ids[j - 1];
-      sorted[j] = sorted[j - 1];
-    }
-    ids[j] = id;
-    sorted[j] = nodes[i];
-  }
-  uint64_t h = FNV_OFFSET;
-  for (size_t i = 0; i < n && st == NULL; i++) {
-    const char *domain = NULL, *op_type = NULL, *name = NULL;
-    if ((st = api->Node_GetDomain(sorted[i], &domain)) != NULL ||
-        (st = api->Node_GetOperatorType(sorted[i], &op_type)) != NULL ||
-        (st = api->Node_GetName(sorted[i], &name)) != NULL)
-      break;
-    h = hash_bytes(h, &ids[i], sizeof ids[i]);
-    h = hash_string(hash_string(hash_string(h, domain), op_type), name);
-    const OrtValueInfo *values[2 * ACTX_EP_MAX_FUSED_NODES];
-    const size_t max = sizeof values / sizeof values[0];
-    size_t n_in = 0, n_out = 0;
-    if ((st = actx_ep_node_inputs(api, sorted[i], values, max, &n_in)) != NULL ||
-        (st = hash_values(api, &h, values, n_in < max ? n_in : max)) != NULL)
-      break;
-    if ((st = api->Node_GetNumOutputs(sorted[i], &n_out)) != NULL) break;
-    if (n_out > max) n_out = max;
-    if ((st = api->Node_GetOutputs(sorted[i], values, n_out)) != NULL ||
-        (st = hash_values(api, &h, values, n_out)) != NULL)
-      break;
-  }
-  *out = h;
-  return st;
-}
-
-static void record_free(fused_record *r) {
-  free(r->y_name);
+static void record_free(group_record *r) {
+  for (size_t i = 0; i < r->n_steps; i++) free((char *)r->steps[i].bias_name);
+  free(r->steps);
   free(r->x_name);
-  free(r->bias_name);
+  free(r->y_name);
 }
 
-static OrtStatus *add_record(actx_ep *ep, const actx_ep_fusion *f, const char *core_name) {
-  const OrtApi *api = ep->api;
-  if (ep->n_records == ep->records_capacity) {
-    const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
-    fused_record *grown = realloc(ep->records, capacity * sizeof *grown);
-    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a fusion");
-    ep->records = grown;
-    ep->records_capacity = capacity;
+/* The claims of one GetCapability call, and the pool of their nodes. */
+typedef struct claim_list {
+  actx_ep_claimed *claims;
+  size_t n, capacity;
+  const OrtNode **pool; /* room for every node of the graph: each is claimed at most once */
+  size_t n_pool;
+  actx_ep_positions positions;
+  bool *taken; /* by position in the graph's node list */
+} claim_list;
+
+static OrtStatus *add_claim(const OrtApi *api, claim_list *list, const actx_ep_claimed *claim,
+                            const OrtNode *const *nodes) {
+  if (list->n == list->capacity) {
+    const size_t capacity = list->capacity ? 2 * list->capacity : 64;
+    actx_ep_claimed *grown = realloc(list->claims, capacity * sizeof *grown);
+    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
+    list->claims = grown;
+    list->capacity = capacity;
   }
-  fused_record r = {.node = f->node};
-  OrtStatus *st = group_signature(api, f->nodes, f->n_nodes, &r.signature);
-  if (st != NULL) return st;
-  r.y_name = copy_name(api, f->y, &st);
-  if (st == NULL) r.x_name = copy_name(api, f->x, &st);
-  if (st == NULL && f->bias != NULL) r.bias_name = copy_name(api, f->bias, &st);
-  if (st == NULL && (r.y_name == NULL || r.x_name == NULL || (f->bias != NULL && !r.bias_name)))
-    st = actx_ep_error(api, ORT_FAIL, "out of memory recording a fusion (or an unnamed value)");
-  if (st != NULL) {
-    record_free(&r);
-    return st;
-  }
-  snprintf(r.label, sizeof r.label, "%s at '%s'", actx_ep_fusion_name(f), core_name);
-  ep->records[ep->n_records++] = r;
+  actx_ep_claimed *c = &list->claims[list->n++];
+  *c = *claim;
+  c->first_node = list->n_pool;
+  for (size_t i = 0; i < claim->n_nodes; i++) list->pool[list->n_pool++] = nodes[i];
   return NULL;
 }
 
-/* Whether node is one of the n nodes in list. */
-static bool listed(const OrtNode *const *list, size_t n, const OrtNode *node) {
-  for (size_t i = 0; i < n; i++)
-    if (list[i] == node) return true;
-  return false;
-}
-
-/* Takes the fused subgraph whose core is node, if there is one and the policy wants it; its
- * nodes are appended to taken. */
-static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *node, OrtEpGraphSupportInfo *support,
-                             const OrtNodeFusionOptions *fusion_options, const OrtNode **taken,
-                             size_t *n_taken) {
+/* Takes the fused subgraph whose core is nodes[i], if there is one and the policy wants it. */
+static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
+                             claim_list *list) {
   const OrtApi *api = ep->api;
   actx_ep_fusion f;
   bool found = false;
-  OrtStatus *st = actx_ep_match_fusion(api, node, &f, &found);
+  OrtStatus *st = actx_ep_match_fusion(api, nodes[i], &f, &found);
   if (st != NULL || !found) return st;
-  for (size_t i = 0; i < f.n_nodes; i++) {
+  size_t pos[ACTX_EP_MAX_FUSED_NODES];
+  for (size_t k = 0; k < f.n_nodes; k++) {
     const char *assigned = NULL;
-    if (listed(taken, *n_taken, f.nodes[i])) return NULL;
-    if ((st = api->Node_GetEpName(f.nodes[i], &assigned)) != NULL) return st;
+    pos[k] = actx_ep_position(&list->positions, f.nodes[k]);
+    if (pos[k] == SIZE_MAX || list->taken[pos[k]]) return NULL;
+    if ((st = api->Node_GetEpName(f.nodes[k], &assigned)) != NULL) return st;
     if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
       return NULL; /* an earlier EP took part of it */
   }
   const char *name = NULL;
-  if ((st = api->Node_GetName(node, &name)) != NULL) return st;
+  if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
   if (name == NULL) name = "";
   bool take = false;
   const char *why = NULL;
@@ -311,16 +237,115 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *node, OrtEpGraphSupport
                 f.n_nodes, why);
     return NULL;
   }
-  if ((st = add_record(ep, &f, name)) != NULL) return st;
   actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
               "actx: claimed %s at '%s' as one node (%zu nodes, %s, %s, %lld elements)",
               actx_ep_fusion_name(&f), name, f.n_nodes, actx_ep_kind_name(f.node.kind),
               actx_dtype_name(f.node.dtype), (long long)f.node.elements);
-  if ((st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, f.nodes, f.n_nodes,
-                                                          fusion_options)) != NULL)
-    return st;
-  for (size_t i = 0; i < f.n_nodes; i++) taken[(*n_taken)++] = f.nodes[i];
+  actx_ep_claimed c = {.node = f.node, .x = f.x, .y = f.y, .bias = f.bias, .n_nodes = f.n_nodes};
+  snprintf(c.label, sizeof c.label, "%s at '%s'", actx_ep_fusion_name(&f), name);
+  if ((st = add_claim(api, list, &c, f.nodes)) != NULL) return st;
+  for (size_t k = 0; k < f.n_nodes; k++) list->taken[pos[k]] = true;
   return NULL;
+}
+
+/* Takes nodes[i] alone, if we can run it and the policy wants it. */
+static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, claim_list *list) {
+  const OrtApi *api = ep->api;
+  const char *assigned = NULL;
+  OrtStatus *st = api->Node_GetEpName(nodes[i], &assigned);
+  if (st != NULL) return st;
+  if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
+    return NULL; /* an earlier EP took it */
+  actx_ep_node info;
+  const char *reason = NULL;
+  bool take = false;
+  if ((st = actx_ep_claim(api, nodes[i], &info, &reason)) != NULL) return st;
+  if (reason == NULL && (st = policy_takes(ep, nodes[i], &info, &take, &reason)) != NULL) return st;
+  const char *name = NULL;
+  if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
+  if (name == NULL) name = "";
+  if (!take) {
+    if (reason != NULL && strcmp(reason, "operator not served") != 0)
+      actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: declined node '%s': %s",
+                  name, reason);
+    return NULL;
+  }
+  actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+              "actx: claimed node '%s' (%s, %s, %lld elements)", name,
+              actx_ep_kind_name(info.kind), actx_dtype_name(info.dtype), (long long)info.elements);
+  /* input 0 is x, input 1 the bias of BiasGelu / FastGelu */
+  const OrtValueInfo *in[2] = {NULL, NULL};
+  size_t n_in = 0;
+  actx_ep_claimed c = {.node = info, .n_nodes = 1};
+  if ((st = actx_ep_node_inputs(api, nodes[i], in, 2, &n_in)) != NULL ||
+      (st = actx_ep_node_output(api, nodes[i], &c.y)) != NULL)
+    return st;
+  c.x = in[0];
+  c.bias = info.has_bias ? in[1] : NULL;
+  if (c.x == NULL || c.y == NULL || (info.has_bias && c.bias == NULL))
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': an input or the output is missing", name);
+  snprintf(c.label, sizeof c.label, "node '%s'", name);
+  if ((st = add_claim(api, list, &c, &nodes[i])) != NULL) return st;
+  list->taken[i] = true;
+  return NULL;
+}
+
+/* Records the group of claims starting at claims[head] (following next) and hands its nodes to
+ * ORT as one node to fuse. */
+static OrtStatus *add_group(actx_ep *ep, const claim_list *list, size_t head, const size_t *next,
+                            OrtEpGraphSupportInfo *support, const OrtNode **scratch) {
+  const OrtApi *api = ep->api;
+  if (ep->n_records == ep->records_capacity) {
+    const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
+    group_record *grown = realloc(ep->records, capacity * sizeof *grown);
+    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
+    ep->records = grown;
+    ep->records_capacity = capacity;
+  }
+  group_record r = {0};
+  size_t tail = head;
+  for (size_t c = head; c != SIZE_MAX; c = next[c]) {
+    const actx_ep_claimed *claim = &list->claims[c];
+    memcpy(scratch + r.n_nodes, list->pool + claim->first_node,
+           claim->n_nodes * sizeof *scratch);
+    r.n_nodes += claim->n_nodes;
+    r.n_steps++;
+    tail = c;
+  }
+  OrtStatus *st = NULL;
+  r.steps = calloc(r.n_steps, sizeof *r.steps);
+  if (r.steps == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
+  size_t k = 0;
+  for (size_t c = head; c != SIZE_MAX && st == NULL; c = next[c], k++) {
+    r.steps[k].node = list->claims[c].node;
+    if (list->claims[c].bias != NULL)
+      r.steps[k].bias_name = copy_name(api, list->claims[c].bias, &st);
+    if (st == NULL && list->claims[c].bias != NULL && r.steps[k].bias_name == NULL)
+      st = actx_ep_error(api, ORT_FAIL, "out of memory recording a claim (or an unnamed bias)");
+  }
+  if (st == NULL) r.x_name = copy_name(api, list->claims[head].x, &st);
+  if (st == NULL) r.y_name = copy_name(api, list->claims[tail].y, &st);
+  if (st == NULL && (r.x_name == NULL || r.y_name == NULL))
+    st = actx_ep_error(api, ORT_FAIL, "out of memory recording a claim (or an unnamed value)");
+  if (st == NULL) st = actx_ep_group_signature(api, scratch, r.n_nodes, &r.signature);
+  if (st != NULL) {
+    record_free(&r);
+    return st;
+  }
+  if (r.n_steps == 1)
+    snprintf(r.label, sizeof r.label, "%s", list->claims[head].label);
+  else
+    snprintf(r.label, sizeof r.label, "%s and %zu more", list->claims[head].label, r.n_steps - 1);
+  ep->records[ep->n_records++] = r;
+  if (r.n_steps > 1)
+    actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+                "actx: %zu claims in a row (%zu nodes) as one compiled node, from %s", r.n_steps,
+                r.n_nodes, list->claims[head].label);
+  /* ORT copies the fusion options; drop_constant_initializers false: a constant input (a
+   * BiasGelu bias, a subgraph's √2) is passed to Compute like any other. */
+  const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
+                                       .drop_constant_initializers = false};
+  return ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, scratch, r.n_nodes, &fusion);
 }
 
 static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
@@ -332,49 +357,46 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
   size_t n = 0;
   OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
   if (st != NULL || n == 0) return st;
-  /* nodes, then the nodes taken as parts of fused subgraphs (each node at most once) */
-  const OrtNode **nodes = malloc(2 * n * sizeof *nodes);
-  if (nodes == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
-  const OrtNode **taken = nodes + n;
-  size_t n_taken = 0;
-  if ((st = api->Graph_GetNodes(graph, nodes, n)) != NULL) goto done;
-
-  /* ORT copies the fusion options; drop_constant_initializers false: a constant input (a
-   * BiasGelu bias, a subgraph's √2) is passed to Compute like any other. */
-  const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
-                                       .drop_constant_initializers = false};
-  for (size_t i = 0; i < n && st == NULL; i++)
-    if (!listed(taken, n_taken, nodes[i]))
-      st = try_fusion(ep, nodes[i], support, &fusion, taken, &n_taken);
-
-  for (size_t i = 0; i < n && st == NULL; i++) {
-    if (listed(taken, n_taken, nodes[i])) continue;
-    const char *assigned = NULL;
-    if ((st = api->Node_GetEpName(nodes[i], &assigned)) != NULL) break;
-    if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
-      continue; /* an earlier EP took it */
-
-    actx_ep_node info;
-    const char *reason = NULL;
-    bool take = false;
-    if ((st = actx_ep_claim(api, nodes[i], &info, &reason)) != NULL) break;
-    if (reason == NULL && (st = policy_takes(ep, nodes[i], &info, &take, &reason)) != NULL) break;
-
-    const char *name = NULL;
-    if ((st = api->Node_GetName(nodes[i], &name)) != NULL) break;
-    if (!take) {
-      if (reason != NULL && strcmp(reason, "operator not served") != 0)
-        actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: declined node '%s': %s",
-                    name ? name : "", reason);
-      continue;
-    }
-    actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
-                "actx: claimed node '%s' (%s, %s, %lld elements)", name ? name : "",
-                actx_ep_kind_name(info.kind), actx_dtype_name(info.dtype),
-                (long long)info.elements);
-    st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, &nodes[i], 1, &fusion);
+  /* the graph's nodes, the claims' nodes, and a group's nodes */
+  const OrtNode **nodes = malloc(3 * n * sizeof *nodes);
+  claim_list list = {.taken = calloc(n, sizeof *list.taken)};
+  size_t *order = NULL, *next = NULL;
+  if (nodes == NULL || list.taken == NULL) {
+    st = actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
+    goto done;
   }
+  list.pool = nodes + n;
+  if ((st = api->Graph_GetNodes(graph, nodes, n)) != NULL ||
+      (st = actx_ep_positions_build(api, nodes, n, &list.positions)) != NULL)
+    goto done;
+
+  /* whole subgraphs first, then single nodes among the rest */
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (!list.taken[i]) st = try_fusion(ep, nodes, i, &list);
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (!list.taken[i]) st = try_node(ep, nodes, i, &list);
+  if (st != NULL || list.n == 0) goto done;
+
+  order = malloc(list.n * sizeof *order);
+  next = malloc(list.n * sizeof *next);
+  bool *follows = calloc(list.n, sizeof *follows);
+  if (order == NULL || next == NULL || follows == NULL) {
+    free(follows);
+    st = actx_ep_error(api, ORT_FAIL, "out of memory grouping %zu claims", list.n);
+    goto done;
+  }
+  st = actx_ep_chain_claims(api, &list.positions, list.claims, list.n, list.pool, order, next);
+  for (size_t c = 0; c < list.n && st == NULL; c++)
+    if (next[c] != SIZE_MAX) follows[next[c]] = true;
+  for (size_t i = 0; i < list.n && st == NULL; i++)
+    if (!follows[order[i]]) st = add_group(ep, &list, order[i], next, support, nodes + 2 * n);
+  free(follows);
 done:
+  free(order);
+  free(next);
+  free(list.claims);
+  free(list.taken);
+  actx_ep_positions_free(&list.positions);
   free(nodes);
   return st;
 }
@@ -384,36 +406,29 @@ static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **info
   for (size_t i = 0; i < n; i++) actx_ep_kernel_release(infos[i]);
 }
 
-/* The record of the fused subgraph ORT made fused_node for from the nodes of graph: the newest
- * with their signature whose y is the fused node's output and whose x one of its inputs. */
-static OrtStatus *find_record(const actx_ep *ep, const OrtGraph *graph, size_t n_nodes,
-                              const OrtNode *fused_node, const fused_record **out) {
+/* The record of the group ORT made fused_node for from the n nodes of graph: the newest with
+ * their signature whose y is the fused node's output. */
+static OrtStatus *find_record(const actx_ep *ep, const OrtGraph *graph, size_t n,
+                              const OrtNode *fused_node, const group_record **out) {
   *out = NULL;
   const OrtApi *api = ep->api;
-  if (n_nodes > ACTX_EP_MAX_FUSED_NODES) return NULL;
-  const OrtNode *nodes[ACTX_EP_MAX_FUSED_NODES];
+  const OrtNode **nodes = malloc(n * sizeof *nodes);
+  if (nodes == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
   uint64_t signature = 0;
-  OrtStatus *st = api->Graph_GetNodes(graph, nodes, n_nodes);
-  if (st == NULL) st = group_signature(api, nodes, n_nodes, &signature);
+  OrtStatus *st = api->Graph_GetNodes(graph, nodes, n);
+  if (st == NULL) st = actx_ep_group_signature(api, nodes, n, &signature);
+  free(nodes);
   if (st != NULL) return st;
   const OrtValueInfo *y = NULL;
   const char *y_name = NULL;
   st = actx_ep_node_output(api, fused_node, &y);
   if (st == NULL && y != NULL) st = api->GetValueInfoName(y, &y_name);
   if (st != NULL || y_name == NULL) return st;
-  /* every node of a fused subgraph has at most two inputs */
-  const OrtValueInfo *in[2 * ACTX_EP_MAX_FUSED_NODES];
-  const size_t max_in = sizeof in / sizeof in[0];
-  size_t n_in = 0;
-  if ((st = actx_ep_node_inputs(api, fused_node, in, max_in, &n_in)) != NULL) return st;
   for (size_t r = ep->n_records; r-- > 0 && *out == NULL;) { /* newest first */
-    if (ep->records[r].signature != signature || strcmp(ep->records[r].y_name, y_name) != 0)
-      continue;
-    for (size_t i = 0; i < n_in && i < max_in; i++) {
-      const char *name = NULL;
-      if (in[i] != NULL && (st = api->GetValueInfoName(in[i], &name)) != NULL) return st;
-      if (name != NULL && strcmp(name, ep->records[r].x_name) == 0) *out = &ep->records[r];
-    }
+    const group_record *record = &ep->records[r];
+    if (record->n_nodes == n && record->signature == signature &&
+        strcmp(record->y_name, y_name) == 0)
+      *out = record;
   }
   return NULL;
 }
@@ -428,22 +443,16 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
   OrtStatus *st = NULL;
   for (size_t i = 0; i < count && st == NULL; i++) {
     size_t n = 0;
+    const group_record *r = NULL;
     if ((st = api->Graph_GetNumNodes(graphs[i], &n)) != NULL) break;
-    if (n == 1) { /* a single node we claimed */
-      const OrtNode *node = NULL;
-      if ((st = api->Graph_GetNodes(graphs[i], &node, 1)) != NULL) break;
-      st = actx_ep_kernel_create(api, node, fused_nodes[i], &infos[i]);
-      continue;
-    }
-    const fused_record *r = NULL;
-    if ((st = find_record(ep, graphs[i], n, fused_nodes[i], &r)) != NULL) break;
+    if (n > 0 && (st = find_record(ep, graphs[i], n, fused_nodes[i], &r)) != NULL) break;
     if (r == NULL) {
-      st = actx_ep_error(api, ORT_EP_FAIL,
-                         "a fused graph of %zu nodes that GetCapability did not record", n);
+      st = actx_ep_error(api, ORT_EP_FAIL, "a graph of %zu nodes that GetCapability did not take",
+                         n);
       break;
     }
-    st = actx_ep_kernel_create_fused(api, &r->node, r->x_name, r->bias_name, r->label,
-                                     fused_nodes[i], &infos[i]);
+    st = actx_ep_kernel_create(api, r->steps, r->n_steps, r->x_name, r->label, fused_nodes[i],
+                               &infos[i]);
   }
   if (st != NULL) { /* all or nothing: free what was built and hand ORT only NULLs */
     for (size_t i = 0; i < count; i++) {
