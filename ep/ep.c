@@ -101,16 +101,17 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
                                bool *take, const char **why) {
   *take = false;
   *why = NULL;
-  switch (policy_of(ep)) {
-    case ACTX_EP_POLICY_NONE: *why = "policy none"; return NULL;
-    case ACTX_EP_POLICY_ALL: *take = true; return NULL;
-    case ACTX_EP_POLICY_AUTO: break;
+  if (policy_of(ep) == ACTX_EP_POLICY_NONE) {
+    *why = "policy none";
+    return NULL;
   }
-  /* ORT's fusions would make one kernel of the node and its neighbours. It has no bfloat16
-   * kernels at all, so there a node we leave is a session that fails. In float16 it has no Gelu
-   * kernel to fuse a bias Add into: a Gelu we leave is inlined into its function body, whose
-   * Erf (its √2 a Sqrt node's output, which pattern.c does not see as a GELU) we would then
-   * take alone in the middle of ORT's float32 island. So a float16 Gelu is ours. */
+  /* No policy takes a node ORT's fusions would make one kernel of with its neighbours: ORT
+   * would then run the rest unfused, and the session's result would no longer be ORT's (which
+   * fusion ORT makes can even depend on the ones before it: an exported GELU whose x is another
+   * GELU's output is fused only once that one is). ORT has no bfloat16 kernels at all, so there
+   * a node we leave is a session that fails. In float16 it has no Gelu kernel to fuse a bias Add
+   * into: a Gelu we leave is inlined into its function body and computed as a float32 island,
+   * where our one rounding is the closer result. So a float16 Gelu is ours. */
   const bool gelu_kind = info->kind == ACTX_EP_GELU || info->kind == ACTX_EP_GELU_TANH ||
                          info->kind == ACTX_EP_MS_GELU || info->kind == ACTX_EP_FAST_GELU;
   bool in_pattern = false;
@@ -120,6 +121,10 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
   if (st != NULL) return st;
   if (in_pattern) {
     *why = "part of a subgraph ORT fuses itself";
+    return NULL;
+  }
+  if (policy_of(ep) == ACTX_EP_POLICY_ALL) {
+    *take = true;
     return NULL;
   }
   *take = actx_ep_policy_auto_claims(info->kind, info->dtype, info->elements, info->min_elements);

@@ -118,16 +118,18 @@ static void add_link(chain *c, link_kind kind, int64_t rows, bool in_loop) {
       add(c, "Sigmoid", "", 1, (const char *[]){x}, t, true);
       add(c, "Mul", "", 2, (const char *[]){x, t}, y, true);
       break;
-    case LINK_ERF_GELU: /* opset 20: ORT's level-1 GeluFusion makes one Gelu node of the five */
+    case LINK_ERF_GELU:
+      /* (0.5·x)·(1 + erf(x/√2)): at opset 20 ORT's level-1 GeluFusion makes one Gelu node of
+       * the five, whatever produces x */
       snprintf(t, sizeof t, "%s_a", y);
       snprintf(u, sizeof u, "%s_e", y);
       add(c, "Div", "", 2, (const char *[]){x, "sqrt2"}, t, false);
       add(c, "Erf", "", 1, (const char *[]){t}, u, false);
       snprintf(t, sizeof t, "%s_f", y);
       add(c, "Add", "", 2, (const char *[]){u, "one"}, t, false);
-      snprintf(u, sizeof u, "%s_m", y);
-      add(c, "Mul", "", 2, (const char *[]){x, t}, u, false);
-      add(c, "Mul", "", 2, (const char *[]){u, "half"}, y, true);
+      snprintf(u, sizeof u, "%s_h", y);
+      add(c, "Mul", "", 2, (const char *[]){x, "half"}, u, false);
+      add(c, "Mul", "", 2, (const char *[]){u, t}, y, true);
       break;
     case LINK_KIND_COUNT: break;
   }
