@@ -199,7 +199,9 @@ typedef struct actx_ep_fusion {
  * Pow or Mul·Mul cubes and either placement of the 0.5 are the same subgraph. Constants must
  * match to within the rounding of the element type; every intermediate value must be consumed
  * only inside the subgraph and not be a graph output; a bias Add is taken when one input is 1-D
- * and as long as the other's last dimension (ORT's BiasGeluFusion rule). */
+ * and as long as the other's last dimension (ORT's BiasGeluFusion rule). Only what IEEE
+ * arithmetic folds as the polynomial does is folded (fusion.c: no overflowing, vanishing or
+ * cancelling terms; QuickGelu's α from one node). */
 OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_fusion *out,
                                 bool *found);
 /* "erf GELU", "tanh GELU + bias", ... */
