@@ -4,6 +4,7 @@
  *   factory.c  CreateEpFactories / ReleaseEpFactory, OrtEpFactory (devices, CreateEp)
  *   options.c  provider options (`policy`), read from the session config as ep.actx.<key>
  *   ep.c       OrtEp: GetCapability (which nodes we take) and Compile
+ *   group.c    claims that follow one another as one compiled node; recognising a group again
  *   claim.c    whether we can run one node: domain, opset, element type, attributes, shapes
  *   graph.c    reading ORT's graph: operators, producers, consumers, scalar constants
  *   fusion.c   exported activation subgraphs (erf / tanh GELU, SiLU, QuickGelu, a bias Add
@@ -12,7 +13,7 @@
  *              single kernel (then our result is ORT's, bit for bit)
  *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
  *   policy.c   the `auto` table: where we are measured faster than ORT
- *   compute.c  OrtNodeComputeInfo: running one claimed node or fused subgraph with actx_compute()
+ *   compute.c  OrtNodeComputeInfo: running a compiled node's claims, one actx_compute() each
  */
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
@@ -40,10 +41,17 @@ typedef enum actx_ep_policy_mode {
 
 typedef struct actx_ep_options {
   actx_ep_policy_mode policy;
+  /* session.disable_cpu_ep_fallback=1: a node the EP leaves has nowhere to run, so `auto` takes
+   * whatever `all` takes */
+  bool cpu_fallback_disabled;
 } actx_ep_options;
 
-/* Reads every session config entry under ep.actx. (provider options land there). An unknown
- * key or value is an ORT_INVALID_ARGUMENT status naming it; *out is then the defaults. */
+/* ORT's session config key that keeps nodes off its CPU EP; "1" turns it on. */
+#define ACTX_EP_DISABLE_CPU_FALLBACK_KEY "session.disable_cpu_ep_fallback"
+
+/* Reads every session config entry under ep.actx. (provider options land there), and
+ * session.disable_cpu_ep_fallback. An unknown key or value under ep.actx. is an
+ * ORT_INVALID_ARGUMENT status naming it; *out is then the defaults. */
 OrtStatus *actx_ep_options_read(const OrtApi *api, const OrtSessionOptions *session_options,
                                 actx_ep_options *out);
 const char *actx_ep_policy_mode_name(actx_ep_policy_mode mode);
@@ -192,7 +200,9 @@ typedef struct actx_ep_fusion {
  * Pow or Mul·Mul cubes and either placement of the 0.5 are the same subgraph. Constants must
  * match to within the rounding of the element type; every intermediate value must be consumed
  * only inside the subgraph and not be a graph output; a bias Add is taken when one input is 1-D
- * and as long as the other's last dimension (ORT's BiasGeluFusion rule). */
+ * and as long as the other's last dimension (ORT's BiasGeluFusion rule). Only what IEEE
+ * arithmetic folds as the polynomial does is folded (fusion.c: no overflowing, vanishing or
+ * cancelling terms; QuickGelu's α from one node). */
 OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_fusion *out,
                                 bool *found);
 /* "erf GELU", "tanh GELU + bias", ... */
@@ -236,17 +246,56 @@ typedef struct actx_ep_policy_row {
 /* The table of this host class (the ORT rule's), for tests and documentation. */
 const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows);
 
+/* ---- group.c ------------------------------------------------------------------------------- */
+
+/* One thing GetCapability takes: a single node or a fused subgraph, y = op(x [+ bias]). */
+typedef struct actx_ep_claimed {
+  actx_ep_node node;
+  const OrtValueInfo *x, *y, *bias; /* bias NULL without one */
+  size_t first_node, n_nodes;       /* its nodes, in a pool of the graph's claimed nodes */
+  char label[96];                   /* "erf GELU at 'p3'", "node 'n7'", for messages */
+} actx_ep_claimed;
+
+/* Where each node of a graph sits in its node list (which is in topological order). */
+typedef struct actx_ep_node_pos actx_ep_node_pos;
+typedef struct actx_ep_positions {
+  actx_ep_node_pos *index;
+  size_t n;
+} actx_ep_positions;
+OrtStatus *actx_ep_positions_build(const OrtApi *api, const OrtNode *const *nodes, size_t n,
+                                   actx_ep_positions *out);
+/* SIZE_MAX for a node not in the list (or NULL). */
+size_t actx_ep_position(const actx_ep_positions *positions, const OrtNode *node);
+void actx_ep_positions_free(actx_ep_positions *positions);
+
+/* Puts claims that follow one another into one compiled node (the rule is in group.c). pool:
+ * the claims' nodes. Fills order with the claims in the graph's order (a claim after the one
+ * whose output it reads) and next[c] with the claim that follows c in its group, SIZE_MAX for
+ * the last one. */
+OrtStatus *actx_ep_chain_claims(const OrtApi *api, const actx_ep_positions *positions,
+                                const actx_ep_claimed *claims, size_t n_claims,
+                                const OrtNode *const *pool, size_t *order, size_t *next);
+
+/* A signature of a group of nodes: for each, in id order (ids are unique within a graph), its
+ * id, domain, operator, name and the names of its inputs and outputs. The same nodes give the
+ * same signature in GetCapability and in Compile, where the OrtNode handles are new ones. */
+OrtStatus *actx_ep_group_signature(const OrtApi *api, const OrtNode *const *nodes, size_t n,
+                                   uint64_t *out);
+
 /* ---- compute.c ----------------------------------------------------------------------------- */
 
-/* Builds the compute info for one claimed node (fused_node: the node ORT made for it; its inputs
- * are the claimed node's inputs, possibly deduplicated). NULL status on success. */
-OrtStatus *actx_ep_kernel_create(const OrtApi *api, const OrtNode *node, const OrtNode *fused_node,
+/* One activation of a compiled node. */
+typedef struct actx_ep_step {
+  actx_ep_node node;
+  const char *bias_name; /* the fused node's input holding its bias; NULL without one */
+} actx_ep_step;
+
+/* Builds the compute info for one compiled node (fused_node: the node ORT made for it; its
+ * inputs are those of the nodes it replaces from outside them, possibly deduplicated): y =
+ * steps[n-1](... steps[0](x)), x the input named x_name; label names it in error messages. */
+OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, size_t n_steps,
+                                 const char *x_name, const char *label, const OrtNode *fused_node,
                                  OrtNodeComputeInfo **out);
-/* The same for a fused subgraph: compute info says what to compute, x_name / bias_name (NULL: no
- * bias) which of fused_node's inputs to read; label names it in error messages. */
-OrtStatus *actx_ep_kernel_create_fused(const OrtApi *api, const actx_ep_node *info,
-                                       const char *x_name, const char *bias_name, const char *label,
-                                       const OrtNode *fused_node, OrtNodeComputeInfo **out);
 void actx_ep_kernel_release(OrtNodeComputeInfo *info);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */

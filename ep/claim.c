@@ -132,23 +132,27 @@ static OrtStatus *find_attr(const OrtApi *api, const OrtNode *node, const char *
   return st;
 }
 
-/* Reads a string attribute into buf (NUL-terminated). *ok is false if it is not a string or
- * does not fit. */
-static OrtStatus *read_string_attr(const OrtApi *api, const OrtOpAttr *attr, char *buf, size_t size,
-                                   bool *ok) {
-  *ok = false;
+/* The longest string attribute value any served operator accepts ("none", "tanh"). */
+#define MAX_STRING_ATTR 16
+
+/* Which of the n values in `accepted` a string attribute holds, byte for byte and length for
+ * length: an ONNX string is bytes, and ORT's kernels compare it as a std::string, so
+ * "tanh\0junk" is not "tanh". *index is -1 for anything else (not a string, another value). */
+static OrtStatus *string_attr_value(const OrtApi *api, const OrtOpAttr *attr,
+                                    const char *const *accepted, int n, int *index) {
+  *index = -1;
   OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
   OrtStatus *st = api->OpAttr_GetType(attr, &type);
   if (st != NULL || type != ORT_OP_ATTR_STRING) return st;
+  char value[MAX_STRING_ATTR];
   size_t len = 0;
-  st = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, buf, size - 1, &len);
-  if (st != NULL) { /* too long for buf: not a value we know */
+  st = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, value, sizeof value, &len);
+  if (st != NULL) { /* longer than any value we accept */
     api->ReleaseStatus(st);
     return NULL;
   }
-  if (len >= size) return NULL;
-  buf[len] = '\0';
-  *ok = true;
+  for (int i = 0; i < n && len <= sizeof value; i++)
+    if (len == strlen(accepted[i]) && memcmp(value, accepted[i], len) == 0) *index = i;
   return NULL;
 }
 
@@ -242,15 +246,14 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
       const OrtOpAttr *attr = NULL;
       if ((st = find_attr(api, node, "approximate", &attr)) != NULL) return st;
       if (attr != NULL) {
-        char value[16];
-        bool ok = false;
-        if ((st = read_string_attr(api, attr, value, sizeof value, &ok)) != NULL) return st;
-        if (ok && strcmp(value, "tanh") == 0)
-          out->kind = ACTX_EP_GELU_TANH;
-        else if (!ok || strcmp(value, "none") != 0) {
+        static const char *const approximate[] = {"none", "tanh"};
+        int which = -1;
+        if ((st = string_attr_value(api, attr, approximate, 2, &which)) != NULL) return st;
+        if (which < 0) {
           *reason = "unknown approximate value";
           return NULL;
         }
+        if (which == 1) out->kind = ACTX_EP_GELU_TANH;
       }
       break;
     }

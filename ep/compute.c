@@ -1,5 +1,6 @@
-/* Running one claimed node or fused subgraph: OrtNodeComputeInfo's CreateState / Compute /
- * ReleaseState. Either way the node computes y = op(x [+ bias]) with one actx_compute() call.
+/* Running one compiled node: OrtNodeComputeInfo's CreateState / Compute / ReleaseState. It
+ * computes y = op(x [+ bias]) for each of its claimed nodes or fused subgraphs in turn, one
+ * actx_compute() call each, every one on the previous one's output.
  *
  * Everything a Compute call needs that is not in the kernel context is fixed at Compile time
  * and never written afterwards, so concurrent Run() calls on one session (ORT allows them and
@@ -39,14 +40,21 @@ static size_t parallel_min_elements(actx_op op) {
 }
 #endif
 
-/* One claimed node or fused subgraph, as Compile saw it. */
+/* One activation of a compiled node, as Compile saw it. */
+typedef struct kernel_step {
+  actx_ep_node node;
+  size_t bias_input; /* index among the fused node's inputs; valid when node.has_bias */
+} kernel_step;
+
+/* One compiled node: claimed nodes or fused subgraphs, each step computing on the previous
+ * step's output. */
 typedef struct actx_ep_kernel {
   OrtNodeComputeInfo info; /* first: ORT hands &info back */
   const OrtApi *api;
-  actx_ep_node node;
-  size_t x_input;    /* index among the fused node's inputs */
-  size_t bias_input; /* valid when node.has_bias */
-  char name[128];    /* the node's name, for error messages */
+  size_t x_input; /* index among the fused node's inputs */
+  char name[128]; /* for error messages */
+  size_t n_steps;
+  kernel_step steps[];
 } actx_ep_kernel;
 
 /* ORT's pool as an actx_parallel: forwards to KernelContext_ParallelFor. */
@@ -80,6 +88,41 @@ static void release_state(OrtNodeComputeInfo *self, void *state) {
   (void)state;
 }
 
+/* y = op(src [+ bias]) for one step; src is x or, after the first step, y itself. */
+static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
+                               OrtKernelContext *context, const void *src, void *y, size_t n,
+                               const int64_t *dims, size_t rank) {
+  const OrtApi *api = k->api;
+  actx_op_desc desc = {.op = step->node.op, .dtype = step->node.dtype, .alpha = step->node.alpha};
+  if (step->node.has_bias) {
+    /* The shapes were checked at claim time where known; a symbolic one is checked here, with
+     * ORT's own rule (1-D, the input's last dimension). */
+    const OrtValue *bias = NULL;
+    OrtStatus *st = api->KernelContext_GetInput(context, step->bias_input, &bias);
+    if (st != NULL) return st;
+    ONNXTensorElementDataType btype;
+    const int64_t *bdims = NULL;
+    size_t brank = 0;
+    if (bias == NULL ||
+        (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
+      return st != NULL ? st
+                        : actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias is missing", k->name);
+    if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
+      return actx_ep_error(api, ORT_INVALID_ARGUMENT,
+                           "node '%s': bias must be 1-D with the input's last dimension", k->name);
+    if ((st = api->GetTensorData(bias, &desc.bias)) != NULL) return st;
+    desc.bias_len = (size_t)bdims[0];
+  }
+  const ort_runner runner = {api, context};
+  const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};
+  const actx_status status =
+      actx_compute(&desc, src, y, n, n >= parallel_min_elements(desc.op) ? &par : NULL);
+  if (status != ACTX_OK)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_compute: %s", k->name,
+                         actx_status_string(status));
+  return NULL;
+}
+
 static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContext *context) {
   (void)state;
   const actx_ep_kernel *k = (const actx_ep_kernel *)self;
@@ -94,9 +137,9 @@ static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContex
   size_t rank = 0;
   if ((st = api->GetTensorElementTypeAndShapeDataReference(x, &type, &dims, &rank)) != NULL)
     return st;
-  if (type != k->node.elem_type)
+  if (type != k->steps[0].node.elem_type)
     return actx_ep_error(api, ORT_EP_FAIL, "node '%s': input element type %d, compiled for %d",
-                         k->name, (int)type, (int)k->node.elem_type);
+                         k->name, (int)type, (int)k->steps[0].node.elem_type);
   size_t n = 1;
   for (size_t i = 0; i < rank; i++) {
     if (dims[i] < 0 || (dims[i] != 0 && n > SIZE_MAX / (size_t)dims[i]))
@@ -111,35 +154,11 @@ static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContex
   void *y_data = NULL;
   if ((st = api->GetTensorData(x, &x_data)) != NULL) return st;
   if ((st = api->GetTensorMutableData(y, &y_data)) != NULL) return st;
-
-  actx_op_desc desc = {.op = k->node.op, .dtype = k->node.dtype, .alpha = k->node.alpha};
-  if (k->node.has_bias) {
-    /* The shapes were checked at claim time where known; a symbolic one is checked here, with
-     * ORT's own rule (1-D, the input's last dimension). */
-    const OrtValue *bias = NULL;
-    if ((st = api->KernelContext_GetInput(context, k->bias_input, &bias)) != NULL) return st;
-    ONNXTensorElementDataType btype;
-    const int64_t *bdims = NULL;
-    size_t brank = 0;
-    if (bias == NULL ||
-        (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
-      return st != NULL ? st
-                        : actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias is missing", k->name);
-    if (btype != type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
-      return actx_ep_error(api, ORT_INVALID_ARGUMENT,
-                           "node '%s': bias must be 1-D with the input's last dimension", k->name);
-    if ((st = api->GetTensorData(bias, &desc.bias)) != NULL) return st;
-    desc.bias_len = (size_t)bdims[0];
-  }
-
-  const ort_runner runner = {api, context};
-  const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};
-  const actx_status status =
-      actx_compute(&desc, x_data, y_data, n, n >= parallel_min_elements(desc.op) ? &par : NULL);
-  if (status != ACTX_OK)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_compute: %s", k->name,
-                         actx_status_string(status));
-  return NULL;
+  /* each step's result is what a separate node would have written, so the next step reads the
+   * same values it would have (actx_compute may work in place) */
+  for (size_t i = 0; i < k->n_steps && st == NULL; i++)
+    st = compute_step(k, &k->steps[i], context, i == 0 ? x_data : y_data, y_data, n, dims, rank);
+  return st;
 }
 
 /* Where a value named `name` sits among the fused node's inputs. */
@@ -159,86 +178,64 @@ static OrtStatus *find_input(const OrtApi *api, const OrtValueInfo *const *input
   return NULL;
 }
 
-/* Most inputs of a fused node ORT makes for us: x, a bias and the subgraph's constants (ORT
- * passes constant initializers as inputs). */
-#define MAX_FUSED_INPUTS (2 * ACTX_EP_MAX_FUSED_NODES)
-
-OrtStatus *actx_ep_kernel_create_fused(const OrtApi *api, const actx_ep_node *info,
-                                       const char *x_name, const char *bias_name, const char *label,
-                                       const OrtNode *fused_node, OrtNodeComputeInfo **out) {
+OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, size_t n_steps,
+                                 const char *x_name, const char *label, const OrtNode *fused_node,
+                                 OrtNodeComputeInfo **out) {
   *out = NULL;
   /* ORT may drop a repeated input, so the fused node's inputs are mapped by name */
   size_t n_in = 0;
   OrtStatus *st = api->Node_GetNumInputs(fused_node, &n_in);
   if (st != NULL) return st;
-  if (n_in == 0 || n_in > MAX_FUSED_INPUTS)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unexpected input count %zu", label, n_in);
-  const OrtValueInfo *inputs[MAX_FUSED_INPUTS];
-  if ((st = api->Node_GetInputs(fused_node, inputs, n_in)) != NULL) return st;
-  if (info->has_bias != (bias_name != NULL))
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias input %s", label,
-                         info->has_bias ? "not named" : "named but not used");
-
-  actx_ep_kernel *k = calloc(1, sizeof *k);
-  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory compiling node '%s'", label);
+  if (n_in == 0 || n_steps == 0)
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': %zu inputs, %zu steps", label, n_in,
+                         n_steps);
+  const OrtValueInfo **inputs = malloc(n_in * sizeof *inputs);
+  actx_ep_kernel *k = calloc(1, sizeof *k + n_steps * sizeof k->steps[0]);
+  if (inputs == NULL || k == NULL) {
+    free(inputs);
+    free(k);
+    return actx_ep_error(api, ORT_FAIL, "out of memory compiling node '%s'", label);
+  }
   k->info.ort_version_supported = ORT_API_VERSION;
   k->info.CreateState = create_state;
   k->info.Compute = compute;
   k->info.ReleaseState = release_state;
   k->api = api;
-  k->node = *info;
+  k->n_steps = n_steps;
   snprintf(k->name, sizeof k->name, "%s", label);
-  /* a float16 / bfloat16 table is built now, with the session, not in its first Run(); if it
-   * cannot be, Compute runs the kernel (same bits) */
-  if (!info->has_bias) {
-    const actx_op_desc desc = {.op = info->op, .dtype = info->dtype, .alpha = info->alpha};
-    (void)actx_prepare(&desc);
-  }
-
-  const char *names[2] = {x_name, bias_name};
-  size_t *slots[2] = {&k->x_input, &k->bias_input};
-  for (size_t i = 0; i < (info->has_bias ? 2u : 1u); i++) {
-    bool found = false;
-    if (names[i] != NULL) st = find_input(api, inputs, n_in, names[i], slots[i], &found);
-    if (st == NULL && !found)
-      st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': %s '%s' not among the fused node's inputs",
-                         label, i == 0 ? "input" : "bias", names[i] ? names[i] : "");
-    if (st != NULL) {
-      free(k);
-      return st;
+  bool found = false;
+  st = api->Node_GetInputs(fused_node, inputs, n_in);
+  if (st == NULL) st = find_input(api, inputs, n_in, x_name, &k->x_input, &found);
+  if (st == NULL && !found)
+    st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': input '%s' not among the fused node's inputs",
+                       label, x_name);
+  for (size_t i = 0; i < n_steps && st == NULL; i++) {
+    const actx_ep_node *info = &steps[i].node;
+    k->steps[i].node = *info;
+    if (info->has_bias != (steps[i].bias_name != NULL) || info->elem_type != steps[0].node.elem_type) {
+      st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': step %zu does not fit the others", label, i);
+      break;
     }
+    if (info->has_bias) {
+      st = find_input(api, inputs, n_in, steps[i].bias_name, &k->steps[i].bias_input, &found);
+      if (st == NULL && !found)
+        st = actx_ep_error(api, ORT_EP_FAIL,
+                           "node '%s': bias '%s' not among the fused node's inputs", label,
+                           steps[i].bias_name);
+    } else {
+      /* a float16 / bfloat16 table is built now, with the session, not in its first Run(); if
+       * it cannot be, Compute runs the kernel (same bits) */
+      const actx_op_desc desc = {.op = info->op, .dtype = info->dtype, .alpha = info->alpha};
+      (void)actx_prepare(&desc);
+    }
+  }
+  free(inputs);
+  if (st != NULL) {
+    free(k);
+    return st;
   }
   *out = &k->info;
   return NULL;
-}
-
-OrtStatus *actx_ep_kernel_create(const OrtApi *api, const OrtNode *node, const OrtNode *fused_node,
-                                 OrtNodeComputeInfo **out) {
-  *out = NULL;
-  actx_ep_node info;
-  const char *reason = NULL;
-  OrtStatus *st = actx_ep_claim(api, node, &info, &reason);
-  if (st != NULL) return st;
-  const char *name = NULL;
-  if ((st = api->Node_GetName(node, &name)) != NULL) return st;
-  if (name == NULL) name = "";
-  if (reason != NULL)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s' cannot be compiled: %s", name, reason);
-
-  /* input 0 is x, input 1 the bias of BiasGelu / FastGelu */
-  size_t n_in = 0;
-  if ((st = api->Node_GetNumInputs(node, &n_in)) != NULL) return st;
-  const OrtValueInfo *in[2] = {NULL, NULL};
-  if (n_in < 1 || n_in > 2 || (info.has_bias && n_in != 2))
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unexpected input count", name);
-  if ((st = api->Node_GetInputs(node, in, n_in)) != NULL) return st;
-  const char *x_name = NULL, *bias_name = NULL;
-  if (in[0] != NULL && (st = api->GetValueInfoName(in[0], &x_name)) != NULL) return st;
-  if (info.has_bias && in[1] != NULL && (st = api->GetValueInfoName(in[1], &bias_name)) != NULL)
-    return st;
-  if (x_name == NULL || (info.has_bias && bias_name == NULL))
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': an input has no name", name);
-  return actx_ep_kernel_create_fused(api, &info, x_name, bias_name, name, fused_node, out);
 }
 
 void actx_ep_kernel_release(OrtNodeComputeInfo *info) { free(info); }

@@ -1,12 +1,21 @@
 /* The OrtEp of one session: GetCapability decides which nodes we take, Compile builds their
  * compute functions.
  *
- * What we take becomes one fused node per activation (EpGraphSupportInfo_AddNodesToFuse): either
- * a single node we run (claim.c), or a whole exported activation subgraph such as
- * Div → Erf → Add → Mul → Mul with the bias Add before it (fusion.c), which one actx_compute()
- * call replaces. GetCapability first looks for such subgraphs, then for single nodes among the
- * rest. For each fused subgraph it records what the node computes and which of its inputs are x
- * and the bias; Compile finds the record again by the fused node's output.
+ * What we take are claims, each one activation: a single node we run (claim.c), or a whole
+ * exported activation subgraph such as Div → Erf → Add → Mul → Mul with the bias Add before it
+ * (fusion.c), which one actx_compute() call replaces. GetCapability first looks for such
+ * subgraphs, then for single nodes among the rest; claims that follow one another become one
+ * fused node (EpGraphSupportInfo_AddNodesToFuse) computing them in turn (group.c). For each it
+ * records what its steps compute and which of its inputs are x and the biases; Compile finds the
+ * record again by the nodes of the graph it is handed.
+ *
+ * Finding that record must not confuse two graphs: Loop bodies and If branches reuse value and
+ * node names, and the OrtGraph / OrtNode handles Compile gets are new objects. What survives from
+ * GetCapability to Compile is each node's id (its index, unique within one graph), its name,
+ * operator and values. ORT partitions one graph at a time, bottom up: GetCapability for a graph,
+ * then Compile for what was taken in it, then the next graph. So a record is keyed by a signature
+ * of the ids, operators and value names of the nodes it covers, and Compile takes the newest
+ * record with the key of the graph it is handed: the one of the graph just partitioned.
  *
  * What GetCapability sees, at ORT_ENABLE_ALL (found by experiment, test_patterns in
  * tests/ep/test_ep_policy.c, and matching ORT's inference_session.cc): ORT applies its level-1
@@ -23,12 +32,16 @@
 
 #include "actx_ep.h"
 
-/* What GetCapability took as one fused subgraph, for Compile. */
-typedef struct fused_record {
-  actx_ep_node node;
-  char *y_name, *x_name, *bias_name; /* bias_name NULL without a bias */
-  char label[128];                   /* "erf GELU at 'p3'" for messages */
-} fused_record;
+/* What GetCapability took as one compiled node, for Compile: its steps (single nodes or fused
+ * subgraphs, in order) and which of the fused node's inputs is x. */
+typedef struct group_record {
+  uint64_t signature; /* of the nodes it covers (actx_ep_group_signature) */
+  size_t n_nodes;
+  char *x_name, *y_name;
+  actx_ep_step *steps; /* their bias names are owned here */
+  size_t n_steps;
+  char label[128]; /* "erf GELU at 'p3'", "node 'n7' and 1999 more" for messages */
+} group_record;
 
 typedef struct actx_ep {
   OrtEp base; /* first: ORT hands &base back */
@@ -36,7 +49,8 @@ typedef struct actx_ep {
   const OrtEpApi *ep_api;
   const OrtLogger *logger;
   actx_ep_options options;
-  fused_record *records; /* GetCapability runs before Compile, on one thread per session */
+  /* in the order GetCapability made them; it runs before Compile, on one thread per session */
+  group_record *records;
   size_t n_records, records_capacity;
 } actx_ep;
 
@@ -74,21 +88,30 @@ static const char *ep_get_name(const OrtEp *self) {
   return ACTX_EP_NAME;
 }
 
+/* The policy in force: `auto` where ORT's CPU EP may run what we leave, else `all` (a node we
+ * leave would fail the session, and all takes nothing whose result is not ORT's either). */
+static actx_ep_policy_mode policy_of(const actx_ep *ep) {
+  return ep->options.policy == ACTX_EP_POLICY_AUTO && ep->options.cpu_fallback_disabled
+             ? ACTX_EP_POLICY_ALL
+             : ep->options.policy;
+}
+
 /* Whether the policy takes a node we can run. *why says why not. */
 static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const actx_ep_node *info,
                                bool *take, const char **why) {
   *take = false;
   *why = NULL;
-  switch (ep->options.policy) {
-    case ACTX_EP_POLICY_NONE: *why = "policy none"; return NULL;
-    case ACTX_EP_POLICY_ALL: *take = true; return NULL;
-    case ACTX_EP_POLICY_AUTO: break;
+  if (policy_of(ep) == ACTX_EP_POLICY_NONE) {
+    *why = "policy none";
+    return NULL;
   }
-  /* ORT's fusions would make one kernel of the node and its neighbours. It has no bfloat16
-   * kernels at all, so there a node we leave is a session that fails. In float16 it has no Gelu
-   * kernel to fuse a bias Add into: a Gelu we leave is inlined into its function body, whose
-   * Erf (its √2 a Sqrt node's output, which pattern.c does not see as a GELU) we would then
-   * take alone in the middle of ORT's float32 island. So a float16 Gelu is ours. */
+  /* No policy takes a node ORT's fusions would make one kernel of with its neighbours: ORT
+   * would then run the rest unfused, and the session's result would no longer be ORT's (which
+   * fusion ORT makes can even depend on the ones before it: an exported GELU whose x is another
+   * GELU's output is fused only once that one is). ORT has no bfloat16 kernels at all, so there
+   * a node we leave is a session that fails. In float16 it has no Gelu kernel to fuse a bias Add
+   * into: a Gelu we leave is inlined into its function body and computed as a float32 island,
+   * where our one rounding is the closer result. So a float16 Gelu is ours. */
   const bool gelu_kind = info->kind == ACTX_EP_GELU || info->kind == ACTX_EP_GELU_TANH ||
                          info->kind == ACTX_EP_MS_GELU || info->kind == ACTX_EP_FAST_GELU;
   bool in_pattern = false;
@@ -100,22 +123,29 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
     *why = "part of a subgraph ORT fuses itself";
     return NULL;
   }
+  if (policy_of(ep) == ACTX_EP_POLICY_ALL) {
+    *take = true;
+    return NULL;
+  }
   *take = actx_ep_policy_auto_claims(info->kind, info->dtype, info->elements, info->min_elements);
   if (!*take) *why = "auto policy: ORT measured faster here";
   return NULL;
 }
 
-/* Whether the policy takes a matched subgraph as one node. Under `auto`: where the result is
- * ORT's own (ORT would fuse the same nodes into the same kernel) and the table says our kernel
- * is faster than that one; in bfloat16 always (ORT has no kernels). */
+/* Whether the policy takes a matched subgraph as one node. Every policy takes one only where one
+ * node gives ORT's bits for every input, infinities and NaNs included: where ORT would fuse the
+ * same nodes into the same kernel. Elsewhere ORT runs the nodes one by one, and one kernel rounds
+ * differently, and overflows or turns inf·0 into NaN where the nodes do not (ep-policy.md,
+ * "Where ORT does not fuse"). In bfloat16 ORT has no kernels and nothing to compare with, so the
+ * match itself (fusion.c: only folds that are exact in IEEE arithmetic) is the rule. `auto` then
+ * also wants the table to say our kernel is the faster one. */
 static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f, bool *take,
                                       const char **why) {
   *take = false;
   *why = NULL;
-  switch (ep->options.policy) {
-    case ACTX_EP_POLICY_NONE: *why = "policy none"; return NULL;
-    case ACTX_EP_POLICY_ALL: *take = true; return NULL;
-    case ACTX_EP_POLICY_AUTO: break;
+  if (policy_of(ep) == ACTX_EP_POLICY_NONE) {
+    *why = "policy none";
+    return NULL;
   }
   /* A float16 Gelu node after a bias Add: ORT has no float16 Gelu kernel and runs the Add and
    * the Gelu's inlined function body as one float32 island between two Casts; our fused kernel
@@ -126,9 +156,13 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
     OrtStatus *st = actx_ep_ort_fuses(ep->api, f, &ort_fuses);
     if (st != NULL) return st;
     if (!ort_fuses) {
-      *why = "auto policy: ORT alone runs these nodes unfused, so its rounding differs from ours";
+      *why = "ORT alone runs these nodes unfused, so one kernel would not give its bits";
       return NULL;
     }
+  }
+  if (policy_of(ep) == ACTX_EP_POLICY_ALL) {
+    *take = true;
+    return NULL;
   }
   const actx_ep_node *n = &f->node;
   *take = actx_ep_policy_auto_claims(n->kind, n->dtype, n->elements, n->min_elements);
@@ -146,63 +180,58 @@ static char *copy_name(const OrtApi *api, const OrtValueInfo *value, OrtStatus *
   return copy;
 }
 
-static void record_free(fused_record *r) {
-  free(r->y_name);
+static void record_free(group_record *r) {
+  for (size_t i = 0; i < r->n_steps; i++) free((char *)r->steps[i].bias_name);
+  free(r->steps);
   free(r->x_name);
-  free(r->bias_name);
+  free(r->y_name);
 }
 
-static OrtStatus *add_record(actx_ep *ep, const actx_ep_fusion *f, const char *core_name) {
-  const OrtApi *api = ep->api;
-  if (ep->n_records == ep->records_capacity) {
-    const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
-    fused_record *grown = realloc(ep->records, capacity * sizeof *grown);
-    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a fusion");
-    ep->records = grown;
-    ep->records_capacity = capacity;
+/* The claims of one GetCapability call, and the pool of their nodes. */
+typedef struct claim_list {
+  actx_ep_claimed *claims;
+  size_t n, capacity;
+  const OrtNode **pool; /* room for every node of the graph: each is claimed at most once */
+  size_t n_pool;
+  actx_ep_positions positions;
+  bool *taken; /* by position in the graph's node list */
+} claim_list;
+
+static OrtStatus *add_claim(const OrtApi *api, claim_list *list, const actx_ep_claimed *claim,
+                            const OrtNode *const *nodes) {
+  if (list->n == list->capacity) {
+    const size_t capacity = list->capacity ? 2 * list->capacity : 64;
+    actx_ep_claimed *grown = realloc(list->claims, capacity * sizeof *grown);
+    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
+    list->claims = grown;
+    list->capacity = capacity;
   }
-  fused_record r = {.node = f->node};
-  OrtStatus *st = NULL;
-  r.y_name = copy_name(api, f->y, &st);
-  if (st == NULL) r.x_name = copy_name(api, f->x, &st);
-  if (st == NULL && f->bias != NULL) r.bias_name = copy_name(api, f->bias, &st);
-  if (st == NULL && (r.y_name == NULL || r.x_name == NULL || (f->bias != NULL && !r.bias_name)))
-    st = actx_ep_error(api, ORT_FAIL, "out of memory recording a fusion (or an unnamed value)");
-  if (st != NULL) {
-    record_free(&r);
-    return st;
-  }
-  snprintf(r.label, sizeof r.label, "%s at '%s'", actx_ep_fusion_name(f), core_name);
-  ep->records[ep->n_records++] = r;
+  actx_ep_claimed *c = &list->claims[list->n++];
+  *c = *claim;
+  c->first_node = list->n_pool;
+  for (size_t i = 0; i < claim->n_nodes; i++) list->pool[list->n_pool++] = nodes[i];
   return NULL;
 }
 
-/* Whether node is one of the n nodes in list. */
-static bool listed(const OrtNode *const *list, size_t n, const OrtNode *node) {
-  for (size_t i = 0; i < n; i++)
-    if (list[i] == node) return true;
-  return false;
-}
-
-/* Takes the fused subgraph whose core is node, if there is one and the policy wants it; its
- * nodes are appended to taken. */
-static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *node, OrtEpGraphSupportInfo *support,
-                             const OrtNodeFusionOptions *fusion_options, const OrtNode **taken,
-                             size_t *n_taken) {
+/* Takes the fused subgraph whose core is nodes[i], if there is one and the policy wants it. */
+static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
+                             claim_list *list) {
   const OrtApi *api = ep->api;
   actx_ep_fusion f;
   bool found = false;
-  OrtStatus *st = actx_ep_match_fusion(api, node, &f, &found);
+  OrtStatus *st = actx_ep_match_fusion(api, nodes[i], &f, &found);
   if (st != NULL || !found) return st;
-  for (size_t i = 0; i < f.n_nodes; i++) {
+  size_t pos[ACTX_EP_MAX_FUSED_NODES];
+  for (size_t k = 0; k < f.n_nodes; k++) {
     const char *assigned = NULL;
-    if (listed(taken, *n_taken, f.nodes[i])) return NULL;
-    if ((st = api->Node_GetEpName(f.nodes[i], &assigned)) != NULL) return st;
+    pos[k] = actx_ep_position(&list->positions, f.nodes[k]);
+    if (pos[k] == SIZE_MAX || list->taken[pos[k]]) return NULL;
+    if ((st = api->Node_GetEpName(f.nodes[k], &assigned)) != NULL) return st;
     if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
       return NULL; /* an earlier EP took part of it */
   }
   const char *name = NULL;
-  if ((st = api->Node_GetName(node, &name)) != NULL) return st;
+  if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
   if (name == NULL) name = "";
   bool take = false;
   const char *why = NULL;
@@ -213,70 +242,166 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *node, OrtEpGraphSupport
                 f.n_nodes, why);
     return NULL;
   }
-  if ((st = add_record(ep, &f, name)) != NULL) return st;
   actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
               "actx: claimed %s at '%s' as one node (%zu nodes, %s, %s, %lld elements)",
               actx_ep_fusion_name(&f), name, f.n_nodes, actx_ep_kind_name(f.node.kind),
               actx_dtype_name(f.node.dtype), (long long)f.node.elements);
-  if ((st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, f.nodes, f.n_nodes,
-                                                          fusion_options)) != NULL)
-    return st;
-  for (size_t i = 0; i < f.n_nodes; i++) taken[(*n_taken)++] = f.nodes[i];
+  actx_ep_claimed c = {.node = f.node, .x = f.x, .y = f.y, .bias = f.bias, .n_nodes = f.n_nodes};
+  snprintf(c.label, sizeof c.label, "%s at '%s'", actx_ep_fusion_name(&f), name);
+  if ((st = add_claim(api, list, &c, f.nodes)) != NULL) return st;
+  for (size_t k = 0; k < f.n_nodes; k++) list->taken[pos[k]] = true;
   return NULL;
+}
+
+/* Takes nodes[i] alone, if we can run it and the policy wants it. */
+static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, claim_list *list) {
+  const OrtApi *api = ep->api;
+  const char *assigned = NULL;
+  OrtStatus *st = api->Node_GetEpName(nodes[i], &assigned);
+  if (st != NULL) return st;
+  if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
+    return NULL; /* an earlier EP took it */
+  actx_ep_node info;
+  const char *reason = NULL;
+  bool take = false;
+  if ((st = actx_ep_claim(api, nodes[i], &info, &reason)) != NULL) return st;
+  if (reason == NULL && (st = policy_takes(ep, nodes[i], &info, &take, &reason)) != NULL) return st;
+  const char *name = NULL;
+  if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
+  if (name == NULL) name = "";
+  if (!take) {
+    if (reason != NULL && strcmp(reason, "operator not served") != 0)
+      actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: declined node '%s': %s",
+                  name, reason);
+    return NULL;
+  }
+  actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+              "actx: claimed node '%s' (%s, %s, %lld elements)", name,
+              actx_ep_kind_name(info.kind), actx_dtype_name(info.dtype), (long long)info.elements);
+  /* input 0 is x, input 1 the bias of BiasGelu / FastGelu */
+  const OrtValueInfo *in[2] = {NULL, NULL};
+  size_t n_in = 0;
+  actx_ep_claimed c = {.node = info, .n_nodes = 1};
+  if ((st = actx_ep_node_inputs(api, nodes[i], in, 2, &n_in)) != NULL ||
+      (st = actx_ep_node_output(api, nodes[i], &c.y)) != NULL)
+    return st;
+  c.x = in[0];
+  c.bias = info.has_bias ? in[1] : NULL;
+  if (c.x == NULL || c.y == NULL || (info.has_bias && c.bias == NULL))
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': an input or the output is missing", name);
+  snprintf(c.label, sizeof c.label, "node '%s'", name);
+  if ((st = add_claim(api, list, &c, &nodes[i])) != NULL) return st;
+  list->taken[i] = true;
+  return NULL;
+}
+
+/* Records the group of claims starting at claims[head] (following next) and hands its nodes to
+ * ORT as one node to fuse. */
+static OrtStatus *add_group(actx_ep *ep, const claim_list *list, size_t head, const size_t *next,
+                            OrtEpGraphSupportInfo *support, const OrtNode **scratch) {
+  const OrtApi *api = ep->api;
+  if (ep->n_records == ep->records_capacity) {
+    const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
+    group_record *grown = realloc(ep->records, capacity * sizeof *grown);
+    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
+    ep->records = grown;
+    ep->records_capacity = capacity;
+  }
+  group_record r = {0};
+  size_t tail = head;
+  for (size_t c = head; c != SIZE_MAX; c = next[c]) {
+    const actx_ep_claimed *claim = &list->claims[c];
+    memcpy(scratch + r.n_nodes, list->pool + claim->first_node,
+           claim->n_nodes * sizeof *scratch);
+    r.n_nodes += claim->n_nodes;
+    r.n_steps++;
+    tail = c;
+  }
+  OrtStatus *st = NULL;
+  r.steps = calloc(r.n_steps, sizeof *r.steps);
+  if (r.steps == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
+  size_t k = 0;
+  for (size_t c = head; c != SIZE_MAX && st == NULL; c = next[c], k++) {
+    r.steps[k].node = list->claims[c].node;
+    if (list->claims[c].bias != NULL)
+      r.steps[k].bias_name = copy_name(api, list->claims[c].bias, &st);
+    if (st == NULL && list->claims[c].bias != NULL && r.steps[k].bias_name == NULL)
+      st = actx_ep_error(api, ORT_FAIL, "out of memory recording a claim (or an unnamed bias)");
+  }
+  if (st == NULL) r.x_name = copy_name(api, list->claims[head].x, &st);
+  if (st == NULL) r.y_name = copy_name(api, list->claims[tail].y, &st);
+  if (st == NULL && (r.x_name == NULL || r.y_name == NULL))
+    st = actx_ep_error(api, ORT_FAIL, "out of memory recording a claim (or an unnamed value)");
+  if (st == NULL) st = actx_ep_group_signature(api, scratch, r.n_nodes, &r.signature);
+  if (st != NULL) {
+    record_free(&r);
+    return st;
+  }
+  if (r.n_steps == 1)
+    snprintf(r.label, sizeof r.label, "%s", list->claims[head].label);
+  else
+    snprintf(r.label, sizeof r.label, "%s and %zu more", list->claims[head].label, r.n_steps - 1);
+  ep->records[ep->n_records++] = r;
+  if (r.n_steps > 1)
+    actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+                "actx: %zu claims in a row (%zu nodes) as one compiled node, from %s", r.n_steps,
+                r.n_nodes, list->claims[head].label);
+  /* ORT copies the fusion options; drop_constant_initializers false: a constant input (a
+   * BiasGelu bias, a subgraph's √2) is passed to Compute like any other. */
+  const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
+                                       .drop_constant_initializers = false};
+  return ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, scratch, r.n_nodes, &fusion);
 }
 
 static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
                                     OrtEpGraphSupportInfo *support) {
   actx_ep *ep = (actx_ep *)self;
   const OrtApi *api = ep->api;
-  if (ep->options.policy == ACTX_EP_POLICY_NONE) return NULL;
+  if (policy_of(ep) == ACTX_EP_POLICY_NONE) return NULL;
 
   size_t n = 0;
   OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
   if (st != NULL || n == 0) return st;
-  /* nodes, then the nodes taken as parts of fused subgraphs (each node at most once) */
-  const OrtNode **nodes = malloc(2 * n * sizeof *nodes);
-  if (nodes == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
-  const OrtNode **taken = nodes + n;
-  size_t n_taken = 0;
-  if ((st = api->Graph_GetNodes(graph, nodes, n)) != NULL) goto done;
-
-  /* ORT copies the fusion options; drop_constant_initializers false: a constant input (a
-   * BiasGelu bias, a subgraph's √2) is passed to Compute like any other. */
-  const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
-                                       .drop_constant_initializers = false};
-  for (size_t i = 0; i < n && st == NULL; i++)
-    if (!listed(taken, n_taken, nodes[i]))
-      st = try_fusion(ep, nodes[i], support, &fusion, taken, &n_taken);
-
-  for (size_t i = 0; i < n && st == NULL; i++) {
-    if (listed(taken, n_taken, nodes[i])) continue;
-    const char *assigned = NULL;
-    if ((st = api->Node_GetEpName(nodes[i], &assigned)) != NULL) break;
-    if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
-      continue; /* an earlier EP took it */
-
-    actx_ep_node info;
-    const char *reason = NULL;
-    bool take = false;
-    if ((st = actx_ep_claim(api, nodes[i], &info, &reason)) != NULL) break;
-    if (reason == NULL && (st = policy_takes(ep, nodes[i], &info, &take, &reason)) != NULL) break;
-
-    const char *name = NULL;
-    if ((st = api->Node_GetName(nodes[i], &name)) != NULL) break;
-    if (!take) {
-      if (reason != NULL && strcmp(reason, "operator not served") != 0)
-        actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: declined node '%s': %s",
-                    name ? name : "", reason);
-      continue;
-    }
-    actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
-                "actx: claimed node '%s' (%s, %s, %lld elements)", name ? name : "",
-                actx_ep_kind_name(info.kind), actx_dtype_name(info.dtype),
-                (long long)info.elements);
-    st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(support, &nodes[i], 1, &fusion);
+  /* the graph's nodes, the claims' nodes, and a group's nodes */
+  const OrtNode **nodes = malloc(3 * n * sizeof *nodes);
+  claim_list list = {.taken = calloc(n, sizeof *list.taken)};
+  size_t *order = NULL, *next = NULL;
+  if (nodes == NULL || list.taken == NULL) {
+    st = actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
+    goto done;
   }
+  list.pool = nodes + n;
+  if ((st = api->Graph_GetNodes(graph, nodes, n)) != NULL ||
+      (st = actx_ep_positions_build(api, nodes, n, &list.positions)) != NULL)
+    goto done;
+
+  /* whole subgraphs first, then single nodes among the rest */
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (!list.taken[i]) st = try_fusion(ep, nodes, i, &list);
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (!list.taken[i]) st = try_node(ep, nodes, i, &list);
+  if (st != NULL || list.n == 0) goto done;
+
+  order = malloc(list.n * sizeof *order);
+  next = malloc(list.n * sizeof *next);
+  bool *follows = calloc(list.n, sizeof *follows);
+  if (order == NULL || next == NULL || follows == NULL) {
+    free(follows);
+    st = actx_ep_error(api, ORT_FAIL, "out of memory grouping %zu claims", list.n);
+    goto done;
+  }
+  st = actx_ep_chain_claims(api, &list.positions, list.claims, list.n, list.pool, order, next);
+  for (size_t c = 0; c < list.n && st == NULL; c++)
+    if (next[c] != SIZE_MAX) follows[next[c]] = true;
+  for (size_t i = 0; i < list.n && st == NULL; i++)
+    if (!follows[order[i]]) st = add_group(ep, &list, order[i], next, support, nodes + 2 * n);
+  free(follows);
 done:
+  free(order);
+  free(next);
+  free(list.claims);
+  free(list.taken);
+  actx_ep_positions_free(&list.positions);
   free(nodes);
   return st;
 }
@@ -286,29 +411,29 @@ static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **info
   for (size_t i = 0; i < n; i++) actx_ep_kernel_release(infos[i]);
 }
 
-/* The record of the fused subgraph ORT made fused_node for: its output is the subgraph's y and
- * one of its inputs the subgraph's x. */
-static OrtStatus *find_record(const actx_ep *ep, const OrtNode *fused_node,
-                              const fused_record **out) {
+/* The record of the group ORT made fused_node for from the n nodes of graph: the newest with
+ * their signature whose y is the fused node's output. */
+static OrtStatus *find_record(const actx_ep *ep, const OrtGraph *graph, size_t n,
+                              const OrtNode *fused_node, const group_record **out) {
   *out = NULL;
   const OrtApi *api = ep->api;
+  const OrtNode **nodes = malloc(n * sizeof *nodes);
+  if (nodes == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
+  uint64_t signature = 0;
+  OrtStatus *st = api->Graph_GetNodes(graph, nodes, n);
+  if (st == NULL) st = actx_ep_group_signature(api, nodes, n, &signature);
+  free(nodes);
+  if (st != NULL) return st;
   const OrtValueInfo *y = NULL;
   const char *y_name = NULL;
-  OrtStatus *st = actx_ep_node_output(api, fused_node, &y);
+  st = actx_ep_node_output(api, fused_node, &y);
   if (st == NULL && y != NULL) st = api->GetValueInfoName(y, &y_name);
   if (st != NULL || y_name == NULL) return st;
-  /* every node of a fused subgraph has at most two inputs */
-  const OrtValueInfo *in[2 * ACTX_EP_MAX_FUSED_NODES];
-  const size_t max_in = sizeof in / sizeof in[0];
-  size_t n_in = 0;
-  if ((st = actx_ep_node_inputs(api, fused_node, in, max_in, &n_in)) != NULL) return st;
-  for (size_t r = 0; r < ep->n_records && *out == NULL; r++) {
-    if (strcmp(ep->records[r].y_name, y_name) != 0) continue;
-    for (size_t i = 0; i < n_in && i < max_in; i++) {
-      const char *name = NULL;
-      if (in[i] != NULL && (st = api->GetValueInfoName(in[i], &name)) != NULL) return st;
-      if (name != NULL && strcmp(name, ep->records[r].x_name) == 0) *out = &ep->records[r];
-    }
+  for (size_t r = ep->n_records; r-- > 0 && *out == NULL;) { /* newest first */
+    const group_record *record = &ep->records[r];
+    if (record->n_nodes == n && record->signature == signature &&
+        strcmp(record->y_name, y_name) == 0)
+      *out = record;
   }
   return NULL;
 }
@@ -323,22 +448,16 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
   OrtStatus *st = NULL;
   for (size_t i = 0; i < count && st == NULL; i++) {
     size_t n = 0;
+    const group_record *r = NULL;
     if ((st = api->Graph_GetNumNodes(graphs[i], &n)) != NULL) break;
-    if (n == 1) { /* a single node we claimed */
-      const OrtNode *node = NULL;
-      if ((st = api->Graph_GetNodes(graphs[i], &node, 1)) != NULL) break;
-      st = actx_ep_kernel_create(api, node, fused_nodes[i], &infos[i]);
-      continue;
-    }
-    const fused_record *r = NULL;
-    if ((st = find_record(ep, fused_nodes[i], &r)) != NULL) break;
+    if (n > 0 && (st = find_record(ep, graphs[i], n, fused_nodes[i], &r)) != NULL) break;
     if (r == NULL) {
-      st = actx_ep_error(api, ORT_EP_FAIL,
-                         "a fused graph of %zu nodes that GetCapability did not record", n);
+      st = actx_ep_error(api, ORT_EP_FAIL, "a graph of %zu nodes that GetCapability did not take",
+                         n);
       break;
     }
-    st = actx_ep_kernel_create_fused(api, &r->node, r->x_name, r->bias_name, r->label,
-                                     fused_nodes[i], &infos[i]);
+    st = actx_ep_kernel_create(api, r->steps, r->n_steps, r->x_name, r->label, fused_nodes[i],
+                               &infos[i]);
   }
   if (st != NULL) { /* all or nothing: free what was built and hand ORT only NULLs */
     for (size_t i = 0; i < count; i++) {
@@ -370,8 +489,11 @@ OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
   ep->ep_api = api->GetEpApi();
   ep->logger = logger;
   ep->options = *options;
-  actx_ep_log(api, logger, ORT_LOGGING_LEVEL_INFO, "actx: EP created (policy %s)",
-              actx_ep_policy_mode_name(options->policy));
+  actx_ep_log(api, logger, ORT_LOGGING_LEVEL_INFO, "actx: EP created (policy %s%s)",
+              actx_ep_policy_mode_name(options->policy),
+              options->policy == ACTX_EP_POLICY_AUTO && options->cpu_fallback_disabled
+                  ? ", CPU fallback disabled: taking what all takes"
+                  : "");
   *out = &ep->base;
   return NULL;
 }

@@ -11,7 +11,14 @@
  * Mul's other operand (a monomial in x), or dividing by a Div's constant, until the product is
  * 0.5·x·(...), which covers every placement of the 0.5 (or the / 2). Whether ORT would have fused
  * the same subgraph itself, and so whether our result is ORT's to the bit, is decided separately
- * (ort_fusions.c). */
+ * (ort_fusions.c).
+ *
+ * IEEE arithmetic is not the algebra of polynomials, so the evaluation only folds what gives the
+ * same function for every input, infinities, NaNs and signed zeros included: constants lie in a
+ * range where the few an argument combines cannot overflow or underflow where the activation
+ * does not saturate anyway; no term may vanish (0·x² is NaN at x = ±inf, x + 0 is +0 at x = −0)
+ * or cancel (x·1.5 + x·(−0.5) is inf − inf there); and QuickGelu's α, a parameter of the kernel
+ * rather than a constant it knows, must be what one node computes. Anything else is no match. */
 #include <math.h>
 #include <string.h>
 
@@ -27,6 +34,11 @@
 typedef struct poly {
   double c[MAX_DEGREE + 1]; /* c[k]: coefficient of x^k */
 } poly;
+
+/* The magnitudes a folded constant may have (0 aside: eval_node decides where a zero may be).
+ * Activation constants lie far inside (0.044715 ... 3). */
+#define MIN_CONSTANT 0x1p-20
+#define MAX_CONSTANT 0x1p20
 
 /* How deep the argument's expression may nest (the deepest spelling needs 4). */
 #define MAX_EXPR_DEPTH 8
@@ -130,8 +142,31 @@ static OrtStatus *scalar(matcher *m, const OrtValueInfo *value, double *v, bool 
   }
   if (c.rank == 1) m->rank1_constant = true;
   *v = c.value;
-  *ok = isfinite(c.value);
+  *ok = c.value == 0 || (fabs(c.value) >= MIN_CONSTANT && fabs(c.value) <= MAX_CONSTANT);
   return NULL;
+}
+
+static bool is_constant(const poly *p) {
+  for (int k = 1; k <= MAX_DEGREE; k++)
+    if (p->c[k] != 0) return false;
+  return true;
+}
+
+static bool is_zero(const poly *p) { return is_constant(p) && p->c[0] == 0; }
+
+/* Whether a + b is a sum IEEE arithmetic computes as the polynomial does: no operand is a zero
+ * (x + 0 is +0 at x = −0) and no two terms that overflow to infinity can do so with opposite
+ * signs (x·1.5 + x·(−0.5) is inf − inf = NaN at x = inf): terms of x^i and x^j need the same
+ * sign and i − j even. Constants added to each other fold exactly. */
+static bool sum_folds(const poly *a, const poly *b) {
+  if (is_constant(a) && is_constant(b)) return true;
+  if (is_zero(a) || is_zero(b)) return false;
+  for (int i = 1; i <= MAX_DEGREE; i++)
+    for (int j = 1; j <= MAX_DEGREE; j++)
+      if (a->c[i] != 0 && b->c[j] != 0 &&
+          ((i - j) % 2 != 0 || signbit(a->c[i]) != signbit(b->c[j])))
+        return false;
+  return true;
 }
 
 static OrtStatus *eval(matcher *m, const OrtValueInfo *value, int depth, poly *out);
@@ -167,11 +202,14 @@ static OrtStatus *eval_node(matcher *m, const OrtNode *node, int depth, poly *ou
     poly b;
     if ((st = eval(m, in[1], depth + 1, &b)) != NULL || m->failed) return st;
     if (is_add) {
+      m->failed = !sum_folds(&a, &b);
       for (int k = 0; k <= MAX_DEGREE; k++) out->c[k] = a.c[k] + b.c[k];
     } else {
+      /* 0·x is not 0 at x = ±inf or NaN */
+      const bool zero_times_x = !(is_constant(&a) && is_constant(&b)) && (is_zero(&a) || is_zero(&b));
       bool ok = false;
       poly_mul(&a, &b, out, &ok);
-      m->failed = !ok;
+      m->failed = !ok || zero_times_x;
     }
   } else {
     /* Div by a constant, Pow by a constant 2 or 3 */
@@ -283,7 +321,9 @@ static OrtStatus *times_half_x(matcher *m, const OrtValueInfo *value) {
         return st;
       if ((st = eval(m, other, 0, &factor)) != NULL || m->failed) return st;
     }
-    if (!monomial(&factor, &p, &c)) return NULL;
+    /* x, 0.5, 0.5·x or a / 2: a larger factor would overflow the product where 0.5·x·(...) does
+     * not */
+    if (!monomial(&factor, &p, &c) || !(near(m, c, 1.0) || near(m, c, 0.5))) return NULL;
     power += p;
     coeff *= c;
     add_node(m, next);
@@ -318,13 +358,47 @@ static OrtStatus *match_gelu(matcher *m, const OrtValueInfo *arg, const OrtValue
   return times_half_x(m, sum);
 }
 
+/* The α of the Sigmoid's argument α·x: x itself (α = 1), Mul(x, α) in either order, or
+ * Div(x, c) where c is a power of two (x / c is then x·(1/c) for every x, and 1/c exact). The
+ * kernel computes α·x with the α it is given, so α must be what one node of the graph computes
+ * with: folding (x·a)·b into x·(a·b) rounds, overflows and underflows differently. */
+static OrtStatus *sigmoid_alpha(matcher *m, const OrtValueInfo *arg, double *alpha) {
+  const OrtApi *api = m->api;
+  *alpha = 1;
+  const OrtNode *node = NULL;
+  bool is_mul = false, is_div = false;
+  OrtStatus *st = private_producer(m, arg, &node);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Mul", BINARY_SINCE, &is_mul);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Div", BINARY_SINCE, &is_div);
+  if (st != NULL) return st;
+  poly p;
+  if (!is_mul && !is_div) return leaf(m, arg, &p);
+  const OrtValueInfo *in[2];
+  size_t n_in = 0;
+  if ((st = actx_ep_node_inputs(api, node, in, 2, &n_in)) != NULL) return st;
+  double c[2] = {0, 0};
+  bool constant[2] = {false, false};
+  for (size_t i = 0; i < 2 && n_in == 2; i++)
+    if (in[i] != NULL && (st = scalar(m, in[i], &c[i], &constant[i])) != NULL) return st;
+  /* the constant: either operand of a Mul, the divisor of a Div */
+  const int k = constant[1] ? 1 : is_mul && constant[0] ? 0 : -1;
+  int exponent = 0;
+  if (n_in != 2 || k < 0 || constant[1 - k] || c[k] == 0 ||
+      (is_div && fabs(frexp(c[k], &exponent)) != 0.5)) {
+    m->failed = true;
+    return NULL;
+  }
+  *alpha = is_div ? 1 / c[k] : c[k];
+  add_node(m, node);
+  return leaf(m, in[1 - k], &p);
+}
+
 /* x·sigmoid(α·x): the Sigmoid's only consumer multiplies its output by x itself. */
 static OrtStatus *match_sigmoid(matcher *m, const OrtValueInfo *arg, const OrtValueInfo *core_out) {
   actx_ep_fusion *f = m->f;
-  poly p;
-  OrtStatus *st = eval(m, arg, 0, &p);
+  double alpha = 1;
+  OrtStatus *st = sigmoid_alpha(m, arg, &alpha);
   if (st != NULL || m->failed || f->root == NULL) return st;
-  if (p.c[0] != 0 || p.c[2] != 0 || p.c[3] != 0) return NULL;
   const OrtNode *mul = NULL;
   bool is_mul = false;
   if ((st = actx_ep_single_consumer(m->api, core_out, &mul)) != NULL) return st;
@@ -336,7 +410,7 @@ static OrtStatus *match_sigmoid(matcher *m, const OrtValueInfo *arg, const OrtVa
   if ((st = eval(m, other, 0, &factor)) != NULL || m->failed) return st;
   if (factor.c[0] != 0 || factor.c[1] != 1 || factor.c[2] != 0 || factor.c[3] != 0) return NULL;
   add_node(m, mul);
-  f->node.alpha = (float)p.c[1];
+  f->node.alpha = (float)alpha;
   return actx_ep_node_output(m->api, mul, &f->y);
 }
 

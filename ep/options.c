@@ -1,6 +1,8 @@
 /* Provider options. ORT copies the options given to SessionOptionsAppendExecutionProvider_V2
  * into the session config as ep.<ep name>.<key>, so reading the session config under
- * ep.actx. sees both those and entries set directly with AddSessionConfigEntry. */
+ * ep.actx. sees both those and entries set directly with AddSessionConfigEntry. One of ORT's own
+ * entries matters too: session.disable_cpu_ep_fallback, which ORT reads as on when it is "1"
+ * (anything else is off, as in ORT). */
 #include <string.h>
 
 #include "actx_ep.h"
@@ -48,7 +50,7 @@ static const option_def option_defs[] = {
 
 OrtStatus *actx_ep_options_read(const OrtApi *api, const OrtSessionOptions *session_options,
                                 actx_ep_options *out) {
-  const actx_ep_options defaults = {.policy = ACTX_EP_POLICY_AUTO};
+  const actx_ep_options defaults = {.policy = ACTX_EP_POLICY_AUTO, .cpu_fallback_disabled = false};
   *out = defaults;
   if (session_options == NULL) return NULL;
 
@@ -61,6 +63,8 @@ OrtStatus *actx_ep_options_read(const OrtApi *api, const OrtSessionOptions *sess
   api->GetKeyValuePairs(entries, &keys, &values, &n);
   const size_t prefix_len = strlen(ACTX_EP_OPTION_PREFIX);
   for (size_t i = 0; i < n && status == NULL; i++) {
+    if (strcmp(keys[i], ACTX_EP_DISABLE_CPU_FALLBACK_KEY) == 0)
+      out->cpu_fallback_disabled = values[i] != NULL && strcmp(values[i], "1") == 0;
     if (strncmp(keys[i], ACTX_EP_OPTION_PREFIX, prefix_len) != 0) continue;
     const char *key = keys[i] + prefix_len;
     const option_def *def = NULL;

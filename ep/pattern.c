@@ -111,6 +111,23 @@ static OrtStatus *erf_in_gelu(const OrtApi *api, const node_edges *e, bool *out)
   return has_constant_operand(api, e->consumer, e->output, 1.0, out);
 }
 
+/* Div(x, Sqrt(·)) → Erf → Sum: ONNX's function body of Gelu-20, which ORT inlines where it
+ * leaves a Gelu node to its CPU EP without a kernel (float16, where ORT then computes the body
+ * as a float32 island; also when it declines the node's `approximate`). Taken alone, the Erf
+ * would round to float16 in the middle of that island. */
+static OrtStatus *erf_in_gelu_function(const OrtApi *api, const node_edges *e, bool *out) {
+  *out = false;
+  OrtStatus *st = NULL;
+  if (!is_op(api, e->producer, "Div", &st)) return st;
+  const OrtValueInfo *in[2] = {NULL, NULL};
+  const OrtNode *divisor = NULL;
+  if ((st = two_inputs(api, e->producer, in)) != NULL || in[1] == NULL) return st;
+  if ((st = actx_ep_value_producer(api, in[1], &divisor)) != NULL) return st;
+  if (!is_op(api, divisor, "Sqrt", &st)) return st;
+  *out = is_op(api, e->consumer, "Sum", &st);
+  return st;
+}
+
 /* Mul(...) → Tanh → Add(1): the core of FastGeluFusion's two patterns (0.5·x·(1 + tanh(√(2/π)·
  * (x + 0.044715·x³)))), whose Tanh input is always a Mul. */
 static OrtStatus *tanh_in_gelu(const OrtApi *api, const node_edges *e, bool *out) {
@@ -184,7 +201,9 @@ OrtStatus *actx_ep_in_fusable_pattern(const OrtApi *api, const OrtNode *node, ac
   OrtStatus *st = read_edges(api, node, &e);
   if (st != NULL || e.input == NULL || e.output == NULL) return st;
   switch (kind) {
-    case ACTX_EP_ERF: return erf_in_gelu(api, &e, out);
+    case ACTX_EP_ERF:
+      if ((st = erf_in_gelu(api, &e, out)) != NULL || *out) return st;
+      return erf_in_gelu_function(api, &e, out);
     case ACTX_EP_TANH: return tanh_in_gelu(api, &e, out);
     case ACTX_EP_SIGMOID: return sigmoid_in_silu(api, &e, out);
     default: return gelu_after_bias_add(api, &e, out);

@@ -240,3 +240,57 @@ int ep_optimized_node_count(const uint8_t *model, size_t size, const char *polic
   free(bytes);
   return 0;
 }
+
+/* Runs one session; 0 with its outputs, or -1 with the creation or run error in err. */
+static int run_all_outputs(const uint8_t *model, size_t size, const ep_session_spec *spec,
+                           size_t n_inputs, const actx_ort_tensor *inputs, actx_ort_tensor **out,
+                           size_t *n_out, long *on_actx, actx_ort_error *err) {
+  actx_ort_session *s = NULL;
+  *out = NULL;
+  *n_out = 0;
+  *on_actx = 0;
+  if (ep_session_create(model, size, spec, &s, err) != 0) return -1;
+  int rc = actx_ort_run(s, n_inputs, inputs, out, n_out, err);
+  if (rc == 0 && spec->policy != NULL) *on_actx = actx_ort_count_nodes_on(s, "actx", err);
+  actx_ort_session_free(s);
+  return rc;
+}
+
+long ep_check_against_ort(const uint8_t *model, size_t size, const ep_session_spec *with_ep,
+                          size_t n_inputs, const actx_ort_tensor *inputs, const char *label) {
+  ep_session_spec alone = *with_ep;
+  alone.policy = NULL;
+  actx_ort_tensor *want = NULL, *got = NULL;
+  size_t n_want = 0, n_got = 0;
+  long ignored = 0, on_actx = 0;
+  actx_ort_error ort_err, ep_err;
+  const int ort_rc =
+      run_all_outputs(model, size, &alone, n_inputs, inputs, &want, &n_want, &ignored, &ort_err);
+  const int ep_rc =
+      run_all_outputs(model, size, with_ep, n_inputs, inputs, &got, &n_got, &on_actx, &ep_err);
+  long result = on_actx;
+  if (ort_rc != 0 || ep_rc != 0) {
+    CHECK(ort_rc != 0 && ep_rc != 0, "%s: ORT alone %s, with actx (policy %s) %s", label,
+          ort_rc ? ort_err.message : "runs it", with_ep->policy,
+          ep_rc ? ep_err.message : "runs it");
+    result = ort_rc != 0 && ep_rc != 0 ? 0 : -1;
+  } else if (n_want != n_got) {
+    CHECK(false, "%s: %zu outputs, ORT alone %zu", label, n_got, n_want);
+    result = -1;
+  } else {
+    for (size_t i = 0; i < n_want; i++) {
+      const bool same_shape =
+          want[i].elem_type == got[i].elem_type && want[i].rank == got[i].rank &&
+          memcmp(want[i].dims, got[i].dims, want[i].rank * sizeof want[i].dims[0]) == 0 &&
+          want[i].bytes == got[i].bytes;
+      const long at = same_shape ? ep_first_difference(want[i].data, got[i].data, want[i].bytes)
+                                 : 0;
+      CHECK(same_shape && at < 0, "%s, policy %s: output %zu differs from ORT alone's at byte %ld",
+            label, with_ep->policy, i, at);
+      if (!same_shape || at >= 0) result = -1;
+    }
+  }
+  actx_ort_tensors_free(want, n_want);
+  actx_ort_tensors_free(got, n_got);
+  return result;
+}

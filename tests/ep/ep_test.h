@@ -98,6 +98,13 @@ uint16_t ep_float_to_bf16(float f);
 int ep_optimized_node_count(const uint8_t *model, size_t size, const char *policy, const char *path,
                             size_t *n_nodes, actx_ort_error *err);
 
+/* ORT alone against ORT with the EP (with_ep->policy must not be NULL), on the same model and
+ * inputs. CHECKs that both sessions are created or both refused, and that every output of the
+ * two runs is the same, bit for bit (NaNs too). Returns how many nodes the EP ran, 0 when ORT
+ * alone refused the model as well, -1 after a failed CHECK. */
+long ep_check_against_ort(const uint8_t *model, size_t size, const ep_session_spec *with_ep,
+                          size_t n_inputs, const actx_ort_tensor *inputs, const char *label);
+
 /* Reads argv[1] (the EP library); prints usage and returns -1 if absent. */
 int ep_test_init(int argc, char **argv);
 extern const char *g_ep_library;

@@ -477,21 +477,51 @@ int actx_model_node_attr_int(actx_model_node *node, const char *name, int64_t va
   return 0;
 }
 
-int actx_model_node_attr_string(actx_model_node *node, const char *name, const char *value) {
-  if (node != NULL && value == NULL)
+int actx_model_node_attr_bytes(actx_model_node *node, const char *name, const void *data,
+                               size_t len) {
+  if (node != NULL && data == NULL && len > 0)
     return fail(node->model, "node %s: string attribute %s is NULL", node->proto->name,
                 name != NULL ? name : "?");
   Onnx__AttributeProto *attr =
       new_attribute(node, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
   if (attr == NULL)
     return -1;
-  size_t len = strlen(value);
   attr->s.data = malloc(len > 0 ? len : 1);
   if (attr->s.data == NULL)
     return fail(node->model, "node %s: out of memory for attribute %s", node->proto->name, name);
-  memcpy(attr->s.data, value, len);
+  if (len > 0)
+    memcpy(attr->s.data, data, len);
   attr->s.len = len;
   attr->has_s = 1;
+  return 0;
+}
+
+int actx_model_node_attr_string(actx_model_node *node, const char *name, const char *value) {
+  if (node != NULL && value == NULL)
+    return fail(node->model, "node %s: string attribute %s is NULL", node->proto->name,
+                name != NULL ? name : "?");
+  return actx_model_node_attr_bytes(node, name, value, value != NULL ? strlen(value) : 0);
+}
+
+int actx_model_node_attr_graph(actx_model_node *node, const char *name, actx_model *body) {
+  if (node != NULL && body == NULL)
+    return fail(node->model, "node %s: graph attribute %s has no graph", node->proto->name,
+                name != NULL ? name : "?");
+  if (node != NULL && body->failed) {
+    fail(node->model, "node %s: graph attribute %s: %s", node->proto->name,
+         name != NULL ? name : "?", body->error);
+    actx_model_free(body);
+    return -1;
+  }
+  Onnx__AttributeProto *attr =
+      new_attribute(node, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+  if (attr == NULL) {
+    actx_model_free(body);
+    return -1;
+  }
+  attr->g = body->proto->graph;
+  body->proto->graph = NULL;
+  actx_model_free(body);
   return 0;
 }
 

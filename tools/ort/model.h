@@ -101,6 +101,14 @@ int actx_model_node_attr_floats(actx_model_node *node, const char *name, size_t 
                                 const float *values);
 int actx_model_node_attr_ints(actx_model_node *node, const char *name, size_t n,
                               const int64_t *values);
+/* A string attribute of len bytes: ONNX strings are bytes, so it may hold NULs. */
+int actx_model_node_attr_bytes(actx_model_node *node, const char *name, const void *data,
+                               size_t len);
+/* A graph attribute (If's then_branch / else_branch, Loop's body). Build the subgraph as a model
+ * of its own (its opset imports are ignored: a subgraph uses the outer model's) with inputs,
+ * outputs, initializers and nodes, then hand it over here: the node takes its graph and frees
+ * body, whether or not the call succeeds. A failed body fails the node's model with its error. */
+int actx_model_node_attr_graph(actx_model_node *node, const char *name, actx_model *body);
 
 /* Serializes to a malloc'ed buffer (free() it). Fails with the model's first error, if any. */
 int actx_model_serialize(actx_model *model, uint8_t **bytes, size_t *size);
