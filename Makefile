@@ -16,9 +16,10 @@ build: deps
 	@cmake -S . -B $(BUILD) -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Every test: the suite, then the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
-# the concurrency tests under ThreadSanitizer, and a short seeded run of every fuzzer.
-test: test-main test-asan test-tsan test-fuzz
+# Every test: the suite, the Python package's suite, then the same C suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer, the concurrency tests under ThreadSanitizer, and
+# a short seeded run of every fuzzer.
+test: test-main test-python test-asan test-tsan test-fuzz
 
 # First the ISA and the ORT rule this host tests (the rule's other half runs through forced-rule
 # tests on any host).
@@ -40,6 +41,36 @@ bench: build
 # libactx's kernels in ns/element beside memcpy, SLEEF, libm and ORT: results/kernels.{txt,csv}.
 bench-kernels: build
 	$(BUILD)/bin/actx bench kernels $(BENCH_ARGS)
+
+# ---- the Python package (python/): its wheel against onnxruntime from PyPI ------------------
+PYTHON          ?= python3
+# The onnxruntime releases the Python suite runs against (pip version specifiers): the one the
+# C side is built with and each newer one.
+PY_ORT_VERSIONS ?= 1.30.* 1.31.* 1.32.*
+PY_BUILD        ?= $(BUILD)/python
+PIP              = --disable-pip-version-check -q
+
+.PHONY: python-wheel test-python
+
+# The wheel, built once by the same PEP 517 route as `pip install ./python`.
+python-wheel: deps
+	@[ -x $(PY_BUILD)/venv-wheel/bin/python ] || $(PYTHON) -m venv $(PY_BUILD)/venv-wheel
+	@rm -rf $(PY_BUILD)/dist
+	@CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY_BUILD)/venv-wheel/bin/python -m pip wheel $(PIP) \
+	  --no-deps -w $(PY_BUILD)/dist ./python
+
+# One virtual environment per release (build/python/ort-1.30, ...): that onnxruntime, the
+# suite's pinned requirements and the wheel, then pytest. Every release runs even when one fails.
+test-python: python-wheel
+	@rc=0; for spec in $(foreach v,$(PY_ORT_VERSIONS),'$(v)'); do \
+	  env=$(PY_BUILD)/ort-$${spec%.\*}; \
+	  { [ -x $$env/bin/python ] || $(PYTHON) -m venv $$env; } && \
+	  $$env/bin/python -m pip install $(PIP) -U "onnxruntime==$$spec" \
+	    -r python/tests/requirements.txt && \
+	  $$env/bin/python -m pip install $(PIP) --force-reinstall --no-deps $(PY_BUILD)/dist/*.whl && \
+	  echo "python suite, onnxruntime $$($$env/bin/python -c 'import onnxruntime as o; print(o.__version__)'):" && \
+	  $$env/bin/python -m pytest -q -rfEx -p no:cacheprovider python/tests || rc=1; \
+	done; exit $$rc
 
 # ---- sanitizers and fuzzing (clang; Debian's clang and libclang-rt-14-dev) ----------------
 CLANG      ?= clang

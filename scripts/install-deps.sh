@@ -8,7 +8,8 @@ ORT_DIR="${ACTX_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/actx/onnxruntime-$ORT_V
 ORT_LIB="$ORT_DIR/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"
 
 PACKAGES="cmake make gcc clang libclang-rt-14-dev pkg-config libonnx-dev libonnx-testdata
-  protobuf-c-compiler libprotobuf-c-dev libsleef-dev lcov gnuplot-nox valgrind"
+  protobuf-c-compiler libprotobuf-c-dev libsleef-dev lcov gnuplot-nox valgrind
+  python3 python3-venv"
 
 missing=""
 for p in $PACKAGES; do
