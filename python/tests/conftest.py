@@ -78,11 +78,6 @@ def describe(x: np.ndarray, expected: np.ndarray, got: np.ndarray, idx: np.ndarr
     return f"{idx.size} of {expected.size} elements differ:\n" + "\n".join(rows)
 
 
-def is_signalling_nan(x: np.ndarray) -> np.ndarray:
-    u = bits(x)
-    return ((u & 0x7F800000) == 0x7F800000) & ((u & 0x007FFFFF) != 0) & ((u & 0x00400000) == 0)
-
-
 # ---- inputs --------------------------------------------------------------------------------
 
 # Values where the kernels' range reduction, clamps and special cases change: zeros, the
