@@ -4,10 +4,9 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cpu.h"
+#include "env.h"
 
 #define ACTX_ROW_(op, isa) {actx_f32_##op##__##isa, actx_f16_##op##__##isa, actx_bf16_##op##__##isa},
 #define ACTX_PORTABLE_ROW_(op, ...) ACTX_ROW_(op, portable)
@@ -35,19 +34,12 @@ static void choose_isa(void) {
       break;
     }
   }
-  const char *env = getenv("ACTX_ISA");
-  if (env == NULL || env[0] == '\0') return;
-  for (int isa = 0; isa < ACTX_ISA_COUNT; isa++) {
-    if (strcmp(env, isa_names[isa]) != 0) continue;
-    if (actx_isa_supported((actx_isa)isa))
-      active_isa = (actx_isa)isa;
-    else
-      fprintf(stderr, "actx: ACTX_ISA=%s is not supported by this CPU; using %s\n", env,
-              isa_names[active_isa]);
-    return;
-  }
-  fprintf(stderr, "actx: ACTX_ISA=%s is not one of portable, avx2, avx512; using %s\n", env,
-          isa_names[active_isa]);
+  const int chosen = actx_env_choice("ACTX_ISA", isa_names, ACTX_ISA_COUNT, active_isa);
+  if (actx_isa_supported((actx_isa)chosen))
+    active_isa = (actx_isa)chosen;
+  else
+    fprintf(stderr, "actx: ACTX_ISA=%s is not supported by this CPU; using %s\n",
+            isa_names[chosen], isa_names[active_isa]);
 }
 
 actx_isa actx_get_isa(void) {

@@ -14,11 +14,9 @@
 #include "ort_rule.h"
 
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cpu.h"
+#include "env.h"
 
 static const char *const rule_names[ACTX_ORT_RULE_COUNT] = {[ACTX_ORT_RULE_AVX2] = "avx2",
                                                             [ACTX_ORT_RULE_AVX512] = "avx512"};
@@ -27,18 +25,10 @@ static pthread_once_t rule_once = PTHREAD_ONCE_INIT;
 static actx_ort_rule active_rule = ACTX_ORT_RULE_AVX2;
 
 static void choose_rule(void) {
-  active_rule = actx_cpu_has_avx2_fma_f16c() && actx_cpu_has_avx512f() ? ACTX_ORT_RULE_AVX512
-                                                                        : ACTX_ORT_RULE_AVX2;
-  const char *env = getenv("ACTX_ORT_RULE");
-  if (env == NULL || env[0] == '\0') return;
-  for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++) {
-    if (strcmp(env, rule_names[r]) == 0) {
-      active_rule = (actx_ort_rule)r;
-      return;
-    }
-  }
-  fprintf(stderr, "actx: ACTX_ORT_RULE=%s is not one of avx2, avx512; using %s\n", env,
-          rule_names[active_rule]);
+  const int host = actx_cpu_has_avx2_fma_f16c() && actx_cpu_has_avx512f() ? ACTX_ORT_RULE_AVX512
+                                                                           : ACTX_ORT_RULE_AVX2;
+  active_rule =
+      (actx_ort_rule)actx_env_choice("ACTX_ORT_RULE", rule_names, ACTX_ORT_RULE_COUNT, host);
 }
 
 actx_ort_rule actx_get_ort_rule(void) {
