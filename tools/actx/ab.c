@@ -15,7 +15,14 @@
  * Every cell also checks B's outputs against A's (bits, ULPs) — or, where ORT alone cannot run
  * the model (bfloat16), against libactx called directly — and reports which EP ran each node.
  * The EP's `auto` policy may leave a node to ORT; the cell is then measured with policy=all and
- * marked, so the table shows both what auto does and what actx would do. */
+ * marked, so the table shows both what auto does and what actx would do.
+ *
+ * --peer NAME=PATH adds an arm per other plugin EP library (ab_eps.h), timed in the same
+ * interleaving, its outputs checked against ORT alone's and its node assignment shown, each in a
+ * column group of its own. A peer that fails in a cell fails only there.
+ *
+ * Before the cells, the session-creation section (ab_creation.h) times creating sessions of
+ * chains of claimable nodes, reported apart from the Run() table. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +31,8 @@
 #include <unistd.h>
 
 #include "ab_cases.h"
+#include "ab_creation.h"
+#include "ab_eps.h"
 #include "actx.h"
 #include "chart.h"
 #include "cli.h"
@@ -37,7 +46,6 @@
 #include "timed_session.h"
 
 #define CMD "ab"
-#define EP_NAME "actx"
 #define ORT_CPU_EP "CPUExecutionProvider"
 
 #define DEFAULT_REPS 21
@@ -51,6 +59,10 @@
 #define MAX_THREADS 8
 #define MAX_MODELS 16
 #define MAX_INPUT_ARGS 32
+/* The session-creation section: node counts of its chains, and sessions created per arm. */
+#define DEFAULT_CREATION_REPS 5
+#define QUICK_CREATION_REPS 3
+#define MAX_PEER_OPTIONS 32
 /* A batch never runs more than this many times, however fast one run is. */
 #define MAX_BATCH 100000
 /* Runs timed to size the batches (the fastest counts). */
@@ -59,11 +71,18 @@
 static const long k_default_sizes[] = {512, 3072, 16384, 65536, 262144, 1048576};
 static const long k_quick_sizes[] = {512, 16384, 1048576};
 static const long k_default_threads[] = {1, 2};
+static const long k_default_creation_nodes[] = {100, 1000, 3000};
 static const actx_dtype k_dtypes[] = {ACTX_F32, ACTX_F16, ACTX_BF16};
 #define N_DTYPES (sizeof k_dtypes / sizeof k_dtypes[0])
 
-typedef enum arm_kind { ARM_ORT, ARM_ACTX, ARM_NULL, N_ARMS } arm_kind;
-static const char *const k_arm_names[N_ARMS] = {"ORT alone", "ORT + actx", "ORT alone (null)"};
+/* The arms of a cell: ORT alone, ORT + actx, the null control, then one per peer. */
+typedef enum arm_kind {
+  ARM_ORT,
+  ARM_ACTX,
+  ARM_NULL,
+  ARM_PEER,
+  N_ARMS = ARM_PEER + ACTX_AB_MAX_PEERS
+} arm_kind;
 
 typedef struct ab_options {
   const char *ops, *dtypes;
@@ -78,6 +97,16 @@ typedef struct ab_options {
   const char *policy;
   const char *ep_lib_arg;
   char ep_lib[4096];
+  actx_ab_ep actx_ep; /* the actx arm's EP, with the policy of --policy */
+  actx_ab_ep peers[ACTX_AB_MAX_PEERS];
+  size_t n_peers;
+  /* --peer-option values, applied once every --peer is known */
+  const char *peer_options[MAX_PEER_OPTIONS];
+  size_t n_peer_options;
+  bool no_creation, creation_only;
+  long creation_nodes[ACTX_AB_CREATION_MAX_SIZES];
+  size_t n_creation_nodes;
+  long creation_reps;
   const char *out_dir;
   uint64_t seed;
   const char *models[MAX_MODELS];
@@ -97,6 +126,14 @@ typedef struct arm {
   double *samples; /* ns per Run, one per rep */
   size_t n_samples;
   actx_stats stats;
+  /* Each arm but ORT alone against ORT alone: */
+  actx_stats ratio; /* of the rep-by-rep ratios ORT alone / this arm */
+  bool has_ratio;
+  char ep_summary[128]; /* where the arm's nodes ran */
+  const char *reference; /* what its outputs were compared with: "ORT", "libactx", NULL */
+  bool compared;
+  actx_compare cmp;
+  char check[96];
 } arm;
 
 typedef struct cell {
@@ -107,13 +144,6 @@ typedef struct cell {
   arm arms[N_ARMS];
   const char *policy_used;
   bool auto_declined; /* auto left every node to ORT: measured with policy=all */
-  char ep_summary[128];
-  const char *reference; /* what B's outputs were compared with: "ORT", "libactx", NULL */
-  bool compared;
-  actx_compare cmp;
-  char check[96];
-  actx_stats ratio, null_ratio; /* of the rep-by-rep ratios */
-  bool has_ratio, has_null_ratio;
 } cell;
 
 /* What a case brings to a cell: model bytes, inputs, an optional libactx reference. */
@@ -131,7 +161,8 @@ static void usage(FILE *out) {
           "\n"
           "Times ORT alone against ORT with the actx EP, in one process, arms interleaved.\n"
           "Without MODEL, measures every op actx serves x dtype x size; with MODEL files,\n"
-          "measures those (inputs random unless --in gives files).\n"
+          "measures those (inputs random unless --in gives files). First, without MODEL,\n"
+          "the time to create sessions of chains of 100 to 3000 claimable nodes.\n"
           "\n"
           "  --quick               a subset that takes about a minute\n"
           "  --ops LIST            case names, comma-separated (default: all; see --list)\n"
@@ -148,7 +179,16 @@ static void usage(FILE *out) {
           "                        default; off here, since the arms' pools share the cores)\n"
           "  --policy auto|all     the EP's policy for the actx arm (default auto)\n"
           "  --ep-lib PATH         libactx_ep.so (default: ../lib/ beside this program)\n"
-          "  --out DIR             where ab.csv, ab.txt and ab.png go (default %s)\n"
+          "  --peer NAME=PATH      another plugin EP library as a further arm (repeatable, up\n"
+          "                        to %d): registered under NAME, its CPU device appended\n"
+          "                        with no options; columns NAME us, ORT/NAME, check, EP\n"
+          "  --peer-option NAME:KEY=VALUE  a provider option for peer NAME (repeatable)\n"
+          "  --no-creation         skip the session-creation section\n"
+          "  --creation-only       only the session-creation section\n"
+          "  --creation-nodes LIST node counts of its chains (default 100,1000,3000)\n"
+          "  --creation-reps N     sessions created per arm and size (default %d; --quick %d)\n"
+          "  --out DIR             where ab.csv, ab-creation.csv, ab.txt and ab.png go\n"
+          "                        (default %s)\n"
           "  --seed N              seed of the random inputs (default %u)\n"
           "  --in NAME=FILE        a model input from a file (.pb TensorProto or raw)\n"
           "  --shape NAME=AxB      the shape of a random or raw input\n"
@@ -156,8 +196,8 @@ static void usage(FILE *out) {
           "  --strict              exit 1 when any cell's outputs differ from the reference\n"
           "  --list                print the case names and exit\n"
           "  --verbose             keep ORT's warnings\n",
-          DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_BATCH_MS, ACTX_DEFAULT_RESULTS_DIR,
-          DEFAULT_SEED);
+          DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_BATCH_MS, ACTX_AB_MAX_PEERS,
+          DEFAULT_CREATION_REPS, QUICK_CREATION_REPS, ACTX_DEFAULT_RESULTS_DIR, DEFAULT_SEED);
 }
 
 static void list_cases(void) {
@@ -177,6 +217,7 @@ static int parse_options(int argc, char **argv, ab_options *o) {
   o->policy = "auto";
   o->out_dir = ACTX_DEFAULT_RESULTS_DIR;
   o->seed = DEFAULT_SEED;
+  o->creation_reps = -1;
   bool bad = false;
   for (int i = 1; i < argc && !bad; i++) {
     const char *v = NULL;
@@ -199,6 +240,28 @@ static int parse_options(int argc, char **argv, ab_options *o) {
       o->strict = true;
     } else if (strcmp(a, "--verbose") == 0) {
       o->verbose = true;
+    } else if (strcmp(a, "--no-creation") == 0) {
+      o->no_creation = true;
+    } else if (strcmp(a, "--creation-only") == 0) {
+      o->creation_only = true;
+    } else if (actx_arg_value(argc, argv, &i, "--creation-nodes", &v, &bad, CMD)) {
+      bad = bad || actx_parse_long_list(CMD, "--creation-nodes", v, 1, 100000, o->creation_nodes,
+                                        ACTX_AB_CREATION_MAX_SIZES, &o->n_creation_nodes) != 0;
+    } else if (actx_arg_value(argc, argv, &i, "--creation-reps", &v, &bad, CMD)) {
+      bad = bad || actx_parse_long(CMD, "--creation-reps", v, 1, 1000, &o->creation_reps) != 0;
+    } else if (actx_arg_value(argc, argv, &i, "--peer", &v, &bad, CMD)) {
+      char err[512];
+      if (!bad && actx_ab_peer_parse(v, o->peers, &o->n_peers, err, sizeof err) != 0) {
+        fprintf(stderr, "actx %s: %s\n", CMD, err);
+        bad = true;
+      }
+    } else if (actx_arg_value(argc, argv, &i, "--peer-option", &v, &bad, CMD)) {
+      if (!bad && o->n_peer_options == MAX_PEER_OPTIONS) {
+        fprintf(stderr, "actx %s: more than %d --peer-option options\n", CMD, MAX_PEER_OPTIONS);
+        bad = true;
+      } else if (!bad) {
+        o->peer_options[o->n_peer_options++] = v;
+      }
     } else if (actx_arg_value(argc, argv, &i, "--ops", &v, &bad, CMD)) {
       o->ops = v;
     } else if (actx_arg_value(argc, argv, &i, "--dtypes", &v, &bad, CMD)) {
@@ -259,8 +322,34 @@ static int parse_options(int argc, char **argv, ab_options *o) {
       o->models[o->n_models++] = a;
     }
   }
+  for (size_t k = 0; k < o->n_peer_options && !bad; k++) {
+    char err[512];
+    if (actx_ab_peer_option_parse(o->peer_options[k], o->peers, o->n_peers, err, sizeof err) != 0) {
+      fprintf(stderr, "actx %s: %s\n", CMD, err);
+      bad = true;
+    }
+  }
+  if (!bad && o->no_creation && o->creation_only) {
+    fprintf(stderr, "actx %s: --no-creation and --creation-only exclude each other\n", CMD);
+    bad = true;
+  }
+  if (!bad && o->creation_only && o->n_models > 0) {
+    fprintf(stderr, "actx %s: --creation-only times its own chains, not MODEL files\n", CMD);
+    bad = true;
+  }
+  for (size_t k = 1; k < o->n_creation_nodes && !bad; k++)
+    if (o->creation_nodes[k] <= o->creation_nodes[k - 1]) {
+      fprintf(stderr, "actx %s: --creation-nodes: counts must be ascending\n", CMD);
+      bad = true;
+    }
   if (bad)
     return -1;
+  if (o->n_creation_nodes == 0) {
+    o->n_creation_nodes = sizeof k_default_creation_nodes / sizeof *k_default_creation_nodes;
+    memcpy(o->creation_nodes, k_default_creation_nodes, sizeof k_default_creation_nodes);
+  }
+  if (o->creation_reps < 0)
+    o->creation_reps = o->quick ? QUICK_CREATION_REPS : DEFAULT_CREATION_REPS;
   o->sizes_given = o->n_sizes > 0;
   if (o->n_sizes == 0) {
     const long *src = o->quick ? k_quick_sizes : k_default_sizes;
@@ -324,34 +413,25 @@ static void arm_error(arm *a, const actx_ort_error *err) {
   snprintf(a->error, sizeof a->error, "%s", err->message);
 }
 
-static int create_arm(const ab_options *o, const cell_input *in, long threads, bool with_ep,
-                      const char *policy, arm *a) {
-  const char *keys[] = {"policy"};
-  const char *values[] = {policy};
-  /* Every arm's session lives in this process with its own intra-op pool, whose threads spin
-   * for a while after each Run(): an idle arm's spinning threads would take the cores from the
-   * arm being timed. Measured on the BERT blocks at 2 threads on 2 cores: with spinning, the
-   * null control (ORT alone against ORT alone) strayed to 0.84 and runs took 1.5-3x as long;
-   * without, it stayed within 1.00-1.02. All arms get the same setting. */
-  const char *config_keys[] = {"session.intra_op.allow_spinning"};
-  const char *config_values[] = {"0"};
-  actx_ort_session_options so = {.intra_op_threads = (int)threads};
-  if (threads != 1 && !o->spin) {
-    so.n_config = 1;
-    so.config_keys = config_keys;
-    so.config_values = config_values;
-  }
-  if (with_ep) {
-    so.ep_library_path = o->ep_lib;
-    so.ep_name = EP_NAME;
-    so.n_ep_options = 1;
-    so.ep_option_keys = keys;
-    so.ep_option_values = values;
-    so.record_assignments = true;
-  }
+/* The arm's name in notes: "ORT alone", "ORT + actx", "ORT alone (null)", "ORT + NAME". */
+static void arm_name(const ab_options *o, int k, char *buf, size_t size) {
+  if (k == ARM_ORT)
+    snprintf(buf, size, "ORT alone");
+  else if (k == ARM_NULL)
+    snprintf(buf, size, "ORT alone (null)");
+  else
+    snprintf(buf, size, "ORT + %s",
+             k == ARM_ACTX ? o->actx_ep.label : o->peers[k - ARM_PEER].label);
+}
+
+/* Creates the arm's session: ORT alone (ep NULL) or ORT + ep. */
+static int create_arm(const ab_options *o, const cell_input *in, long threads,
+                      const actx_ab_ep *ep, arm *a) {
+  actx_ab_session_config config;
+  actx_ab_session_config_init(&config, ep, threads, o->spin);
   actx_ort_error err = {0};
-  if (actx_timed_session_create(in->model, in->model_size, &so, in->n_inputs, in->inputs, &a->ts,
-                                &err) != 0) {
+  if (actx_timed_session_create(in->model, in->model_size, &config.opt, in->n_inputs, in->inputs,
+                                &a->ts, &err) != 0) {
     arm_error(a, &err);
     return -1;
   }
@@ -359,13 +439,14 @@ static int create_arm(const ab_options *o, const cell_input *in, long threads, b
   return 0;
 }
 
-/* "actx", "CPU", or "actx 3/5, CPU 2/5" for the nodes of the actx arm. */
-static void summarise_assignment(const actx_ort_session *s, char *buf, size_t size,
-                                 long *on_actx) {
+/* "actx", "CPU", or "actx 3/5, CPU 2/5" for the nodes of an arm; *on_ep: how many ran on
+ * ep_name. */
+static void summarise_assignment(const actx_ort_session *s, const char *ep_name, char *buf,
+                                 size_t size, long *on_ep) {
   actx_ort_assignment *list = NULL;
   size_t n = 0;
   actx_ort_error err = {0};
-  *on_actx = 0;
+  *on_ep = 0;
   if (actx_ort_session_assignments(s, &list, &n, &err) != 0) {
     snprintf(buf, size, "unknown");
     return;
@@ -374,8 +455,8 @@ static void summarise_assignment(const actx_ort_session *s, char *buf, size_t si
   size_t counts[8], n_names = 0;
   for (size_t i = 0; i < n; i++) {
     const char *ep = strcmp(list[i].ep_name, ORT_CPU_EP) == 0 ? "CPU" : list[i].ep_name;
-    if (strcmp(list[i].ep_name, EP_NAME) == 0)
-      (*on_actx)++;
+    if (strcmp(list[i].ep_name, ep_name) == 0)
+      (*on_ep)++;
     size_t k = 0;
     while (k < n_names && strcmp(names[k], ep) != 0)
       k++;
@@ -398,22 +479,22 @@ static void summarise_assignment(const actx_ort_session *s, char *buf, size_t si
   free(list); /* names pointed into it; buf holds the copy */
 }
 
-/* B's outputs against A's, or against libactx when A could not run. */
-static void check_outputs(cell *c, const cell_input *in) {
-  const arm *a = &c->arms[ARM_ORT], *b = &c->arms[ARM_ACTX];
+/* Arm b's outputs against ORT alone's, or against libactx when ORT alone could not run. */
+static void check_outputs(cell *c, const cell_input *in, arm *b) {
+  const arm *a = &c->arms[ARM_ORT];
   if (!b->ok)
     return;
   if (a->ok) {
     size_t n = actx_timed_session_output_count(a->ts);
     if (n != actx_timed_session_output_count(b->ts)) {
-      snprintf(c->check, sizeof c->check, "output count differs");
-      c->compared = true;
-      c->cmp.differing = 1;
+      snprintf(b->check, sizeof b->check, "output count differs");
+      b->compared = true;
+      b->cmp.differing = 1;
       return;
     }
-    c->reference = "ORT";
-    c->compared = true;
-    memset(&c->cmp, 0, sizeof c->cmp);
+    b->reference = "ORT";
+    b->compared = true;
+    memset(&b->cmp, 0, sizeof b->cmp);
     for (size_t i = 0; i < n; i++) {
       const actx_ort_tensor *x = actx_timed_session_output(a->ts, i);
       const actx_ort_tensor *y = actx_timed_session_output(b->ts, i);
@@ -421,21 +502,21 @@ static void check_outputs(cell *c, const cell_input *in) {
       if (x->elem_type != y->elem_type || x->count != y->count ||
           actx_compare_tensors((int32_t)x->elem_type, x->data, y->data, x->count, 0, 0, &one) !=
               0) {
-        snprintf(c->check, sizeof c->check, "output %zu: type or size differs", i);
-        c->cmp.differing += x->count > 0 ? x->count : 1;
+        snprintf(b->check, sizeof b->check, "output %zu: type or size differs", i);
+        b->cmp.differing += x->count > 0 ? x->count : 1;
         return;
       }
-      c->cmp.count += one.count;
-      c->cmp.differing += one.differing;
-      c->cmp.nan_mismatch = c->cmp.nan_mismatch || one.nan_mismatch;
-      if (one.max_ulp > c->cmp.max_ulp)
-        c->cmp.max_ulp = one.max_ulp;
+      b->cmp.count += one.count;
+      b->cmp.differing += one.differing;
+      b->cmp.nan_mismatch = b->cmp.nan_mismatch || one.nan_mismatch;
+      if (one.max_ulp > b->cmp.max_ulp)
+        b->cmp.max_ulp = one.max_ulp;
     }
-    actx_compare_describe(&c->cmp, c->check, sizeof c->check);
+    actx_compare_describe(&b->cmp, b->check, sizeof b->check);
     return;
   }
   if (in->reference == NULL || actx_timed_session_output_count(b->ts) != 1) {
-    snprintf(c->check, sizeof c->check, "no reference");
+    snprintf(b->check, sizeof b->check, "no reference");
     return;
   }
   const actx_ort_tensor *y = actx_timed_session_output(b->ts, 0);
@@ -443,16 +524,16 @@ static void check_outputs(cell *c, const cell_input *in) {
   char err[256];
   if (expected == NULL || y->count != in->reference->elements ||
       actx_ab_reference(in->reference, expected, err, sizeof err) != 0) {
-    snprintf(c->check, sizeof c->check, "libactx reference failed");
+    snprintf(b->check, sizeof b->check, "libactx reference failed");
     free(expected);
     return;
   }
-  c->reference = "libactx";
-  c->compared = true;
-  actx_compare_tensors((int32_t)y->elem_type, expected, y->data, y->count, 0, 0, &c->cmp);
+  b->reference = "libactx";
+  b->compared = true;
+  actx_compare_tensors((int32_t)y->elem_type, expected, y->data, y->count, 0, 0, &b->cmp);
   char what[64];
-  actx_compare_describe(&c->cmp, what, sizeof what);
-  snprintf(c->check, sizeof c->check, "%s vs libactx", what);
+  actx_compare_describe(&b->cmp, what, sizeof what);
+  snprintf(b->check, sizeof b->check, "%s vs libactx", what);
   free(expected);
 }
 
@@ -524,42 +605,52 @@ static void measure(const ab_options *o, cell *c) {
   /* rep-by-rep ratios: the spread of the ratio itself */
   double *ratios = calloc((size_t)o->reps + 1, sizeof *ratios);
   const arm *a = &c->arms[ARM_ORT];
-  for (int other = ARM_ACTX; ratios != NULL && other <= ARM_NULL; other++) {
-    const arm *b = &c->arms[other];
+  for (int other = ARM_ACTX; ratios != NULL && other < N_ARMS; other++) {
+    arm *b = &c->arms[other];
     if (!a->ok || !b->ok || a->n_samples != b->n_samples || a->n_samples == 0)
       continue;
     for (size_t r = 0; r < a->n_samples; r++)
       ratios[r] = a->samples[r] / b->samples[r];
-    actx_stats *s = other == ARM_ACTX ? &c->ratio : &c->null_ratio;
-    actx_stats_compute(ratios, a->n_samples, s);
-    if (other == ARM_ACTX)
-      c->has_ratio = true;
-    else
-      c->has_null_ratio = true;
+    actx_stats_compute(ratios, a->n_samples, &b->ratio);
+    b->has_ratio = true;
   }
   free(ratios);
 }
 
+static void summarise_arm(arm *a, const actx_ab_ep *ep, long *on_ep) {
+  summarise_assignment(actx_timed_session_host(a->ts), ep->ep_name, a->ep_summary,
+                       sizeof a->ep_summary, on_ep);
+}
+
 static void run_cell(const ab_options *o, const cell_input *in, cell *c) {
-  create_arm(o, in, c->threads, false, NULL, &c->arms[ARM_ORT]);
+  create_arm(o, in, c->threads, NULL, &c->arms[ARM_ORT]);
   c->policy_used = o->policy;
-  if (create_arm(o, in, c->threads, true, o->policy, &c->arms[ARM_ACTX]) == 0) {
+  arm *b = &c->arms[ARM_ACTX];
+  if (create_arm(o, in, c->threads, &o->actx_ep, b) == 0) {
     long on_actx = 0;
-    summarise_assignment(actx_timed_session_host(c->arms[ARM_ACTX].ts), c->ep_summary,
-                         sizeof c->ep_summary, &on_actx);
+    summarise_arm(b, &o->actx_ep, &on_actx);
     if (on_actx == 0 && strcmp(o->policy, "auto") == 0) {
       /* auto declined: measure what actx would do, and say so */
-      arm_free(&c->arms[ARM_ACTX]);
+      arm_free(b);
       c->auto_declined = true;
       c->policy_used = "all";
-      if (create_arm(o, in, c->threads, true, "all", &c->arms[ARM_ACTX]) == 0)
-        summarise_assignment(actx_timed_session_host(c->arms[ARM_ACTX].ts), c->ep_summary,
-                             sizeof c->ep_summary, &on_actx);
+      actx_ab_ep all = o->actx_ep;
+      actx_ab_ep_set_option(&all, "policy", "all");
+      if (create_arm(o, in, c->threads, &all, b) == 0)
+        summarise_arm(b, &all, &on_actx);
     }
   }
   if (o->null_control)
-    create_arm(o, in, c->threads, false, NULL, &c->arms[ARM_NULL]);
-  check_outputs(c, in);
+    create_arm(o, in, c->threads, NULL, &c->arms[ARM_NULL]);
+  for (size_t p = 0; p < o->n_peers; p++) {
+    long on_peer = 0;
+    arm *peer = &c->arms[ARM_PEER + p];
+    if (create_arm(o, in, c->threads, &o->peers[p], peer) == 0)
+      summarise_arm(peer, &o->peers[p], &on_peer);
+  }
+  check_outputs(c, in, b);
+  for (size_t p = 0; p < o->n_peers; p++)
+    check_outputs(c, in, &c->arms[ARM_PEER + p]);
   measure(o, c);
   for (int k = 0; k < N_ARMS; k++) {
     actx_timed_session_free(c->arms[k].ts);
@@ -613,15 +704,45 @@ static cell *new_cell(results *r) {
   return c;
 }
 
+/* An arm's median time, or why there is none ("-": not created, "error", "not impl."). */
+static void arm_time(const arm *a, char *buf, size_t size) {
+  if (a->ok)
+    format_us(a->stats.median, buf, size);
+  else
+    snprintf(buf, size, "%s", arm_failure(a));
+}
+
+static void arm_ratio(const arm *a, char *buf, size_t size) {
+  if (a->has_ratio)
+    snprintf(buf, size, "%.2fx", a->ratio.median);
+  else
+    snprintf(buf, size, "-");
+}
+
+/* Columns per peer in the table: time, ratio, check, EP. */
+#define PEER_TABLE_COLUMNS 4
+
 static actx_table *build_table(const ab_options *o, const results *r) {
-  const char *headers[] = {"case",     "dtype",   "N",     "thr",   "ORT us",   "p10-p90",
-                           "actx us",  "p10-p90", "ORT/actx", "p10-p90", "ORT/ORT'", "check",
-                           "EP"};
-  enum { NULL_COLUMN = 10 };
-  const size_t all_cols = sizeof headers / sizeof *headers;
+  const char *headers[ACTX_TABLE_MAX_COLUMNS] = {
+      "case",    "dtype",    "N",       "thr",      "ORT us", "p10-p90", "actx us",
+      "p10-p90", "ORT/actx", "p10-p90", "ORT/ORT'", "check",  "EP"};
+  enum { NULL_COLUMN = 10, OWN_COLUMNS = 13 };
+  char peer_headers[ACTX_AB_MAX_PEERS][PEER_TABLE_COLUMNS][48];
+  size_t all_cols = OWN_COLUMNS;
+  for (size_t p = 0; p < o->n_peers && all_cols + PEER_TABLE_COLUMNS <= ACTX_TABLE_MAX_COLUMNS;
+       p++) {
+    const char *name = o->peers[p].label;
+    snprintf(peer_headers[p][0], sizeof peer_headers[p][0], "%s us", name);
+    snprintf(peer_headers[p][1], sizeof peer_headers[p][1], "ORT/%s", name);
+    snprintf(peer_headers[p][2], sizeof peer_headers[p][2], "%s check", name);
+    snprintf(peer_headers[p][3], sizeof peer_headers[p][3], "%s EP", name);
+    for (int k = 0; k < PEER_TABLE_COLUMNS; k++)
+      headers[all_cols++] = peer_headers[p][k];
+  }
+  const size_t n_peer_groups = (all_cols - OWN_COLUMNS) / PEER_TABLE_COLUMNS;
   /* without --null the null-control column is left out */
   const size_t skip = o->null_control ? all_cols : NULL_COLUMN;
-  const char *kept[sizeof headers / sizeof *headers];
+  const char *kept[ACTX_TABLE_MAX_COLUMNS];
   size_t n_cols = 0;
   for (size_t k = 0; k < all_cols; k++)
     if (k != skip)
@@ -637,40 +758,41 @@ static actx_table *build_table(const ab_options *o, const results *r) {
     prev_label = c->label;
     char n_buf[32], thr[16], a_us[32], a_sp[80], b_us[32], b_sp[80], ratio[32], ratio_sp[48],
         null_ratio[32], ep[160];
+    char peer_cells[ACTX_AB_MAX_PEERS][PEER_TABLE_COLUMNS][160];
     snprintf(n_buf, sizeof n_buf, "%zu", c->elements);
     snprintf(thr, sizeof thr, "%ld", c->threads);
     const arm *a = &c->arms[ARM_ORT], *b = &c->arms[ARM_ACTX];
-    if (a->ok) {
-      format_us(a->stats.median, a_us, sizeof a_us);
+    arm_time(a, a_us, sizeof a_us);
+    arm_time(b, b_us, sizeof b_us);
+    if (a->ok)
       format_spread(&a->stats, a_sp, sizeof a_sp);
-    } else {
-      snprintf(a_us, sizeof a_us, "%s", arm_failure(a));
-      snprintf(a_sp, sizeof a_sp, "-");
-    }
-    if (b->ok) {
-      format_us(b->stats.median, b_us, sizeof b_us);
-      format_spread(&b->stats, b_sp, sizeof b_sp);
-    } else {
-      snprintf(b_us, sizeof b_us, "%s", arm_failure(b));
-      snprintf(b_sp, sizeof b_sp, "-");
-    }
-    if (c->has_ratio) {
-      snprintf(ratio, sizeof ratio, "%.2fx", c->ratio.median);
-      snprintf(ratio_sp, sizeof ratio_sp, "%.2f-%.2f", c->ratio.p10, c->ratio.p90);
-    } else {
-      snprintf(ratio, sizeof ratio, "-");
-      snprintf(ratio_sp, sizeof ratio_sp, "-");
-    }
-    if (c->has_null_ratio)
-      snprintf(null_ratio, sizeof null_ratio, "%.2fx", c->null_ratio.median);
     else
-      snprintf(null_ratio, sizeof null_ratio, "-");
-    snprintf(ep, sizeof ep, "%s%s", b->ok ? c->ep_summary : "-",
+      snprintf(a_sp, sizeof a_sp, "-");
+    if (b->ok)
+      format_spread(&b->stats, b_sp, sizeof b_sp);
+    else
+      snprintf(b_sp, sizeof b_sp, "-");
+    arm_ratio(b, ratio, sizeof ratio);
+    if (b->has_ratio)
+      snprintf(ratio_sp, sizeof ratio_sp, "%.2f-%.2f", b->ratio.p10, b->ratio.p90);
+    else
+      snprintf(ratio_sp, sizeof ratio_sp, "-");
+    arm_ratio(&c->arms[ARM_NULL], null_ratio, sizeof null_ratio);
+    snprintf(ep, sizeof ep, "%s%s", b->ok ? b->ep_summary : "-",
              c->auto_declined ? " [all]" : "");
-    const char *check = c->check[0] ? c->check : "-";
-    const char *row[] = {c->label, c->dtype, n_buf, thr, a_us, a_sp, b_us, b_sp,
-                         ratio, ratio_sp, null_ratio, check, ep};
-    const char *cells[sizeof row / sizeof *row];
+    const char *row[ACTX_TABLE_MAX_COLUMNS] = {
+        c->label, c->dtype, n_buf, thr, a_us, a_sp, b_us, b_sp, ratio, ratio_sp, null_ratio,
+        b->check[0] ? b->check : "-", ep};
+    for (size_t p = 0; p < n_peer_groups; p++) {
+      const arm *x = &c->arms[ARM_PEER + p];
+      arm_time(x, peer_cells[p][0], sizeof peer_cells[p][0]);
+      arm_ratio(x, peer_cells[p][1], sizeof peer_cells[p][1]);
+      snprintf(peer_cells[p][2], sizeof peer_cells[p][2], "%s", x->check[0] ? x->check : "-");
+      snprintf(peer_cells[p][3], sizeof peer_cells[p][3], "%s", x->ok ? x->ep_summary : "-");
+      for (int k = 0; k < PEER_TABLE_COLUMNS; k++)
+        row[OWN_COLUMNS + p * PEER_TABLE_COLUMNS + (size_t)k] = peer_cells[p][k];
+    }
+    const char *cells[ACTX_TABLE_MAX_COLUMNS];
     size_t n = 0;
     for (size_t k = 0; k < all_cols; k++)
       if (k != skip)
@@ -680,15 +802,63 @@ static actx_table *build_table(const ab_options *o, const results *r) {
   return t;
 }
 
+/* The CSV columns of each peer, after the others, each named <NAME>_<column>. */
+static const char *const k_peer_csv_columns[] = {
+    "ep",        "median_ns",    "p10_ns",    "p90_ns",    "batch",
+    "ratio",     "ratio_p10",    "ratio_p90", "reference", "differing",
+    "max_ulp",   "nan_mismatch", "ep_assignment", "error"};
+#define N_PEER_CSV_COLUMNS (sizeof k_peer_csv_columns / sizeof *k_peer_csv_columns)
+
+/* A peer arm's CSV cells, in k_peer_csv_columns' order (v holds the numbers). */
+static void peer_csv_cells(const actx_ab_ep *ep, const arm *x, char (*v)[48],
+                           const char **cells) {
+  for (size_t k = 0; k < N_PEER_CSV_COLUMNS; k++)
+    v[k][0] = '\0';
+  if (x->ok) {
+    snprintf(v[1], 48, "%.1f", x->stats.median);
+    snprintf(v[2], 48, "%.1f", x->stats.p10);
+    snprintf(v[3], 48, "%.1f", x->stats.p90);
+    snprintf(v[4], 48, "%zu", x->batch);
+  }
+  if (x->has_ratio) {
+    snprintf(v[5], 48, "%.4f", x->ratio.median);
+    snprintf(v[6], 48, "%.4f", x->ratio.p10);
+    snprintf(v[7], 48, "%.4f", x->ratio.p90);
+  }
+  if (x->compared) {
+    snprintf(v[9], 48, "%zu", x->cmp.differing);
+    snprintf(v[10], 48, "%llu", (unsigned long long)x->cmp.max_ulp);
+    snprintf(v[11], 48, "%d", x->cmp.nan_mismatch ? 1 : 0);
+  }
+  for (size_t k = 0; k < N_PEER_CSV_COLUMNS; k++)
+    cells[k] = v[k];
+  cells[0] = ep->ep_name;
+  cells[8] = x->reference != NULL ? x->reference : "";
+  cells[12] = x->ok ? x->ep_summary : "";
+  cells[13] = x->ok ? "" : x->error;
+}
+
 static void write_csv(FILE *f, const ab_options *o, const results *r) {
-  const char *headers[] = {"case", "dtype", "elements", "threads", "policy", "auto_declined",
-                           "ort_median_ns", "ort_p10_ns", "ort_p90_ns", "ort_batch",
-                           "actx_median_ns", "actx_p10_ns", "actx_p90_ns", "actx_batch",
-                           "ratio", "ratio_p10", "ratio_p90", "null_median_ns", "null_ratio",
-                           "null_ratio_p10", "null_ratio_p90", "reps", "reference",
-                           "differing", "max_ulp", "nan_mismatch", "ep_assignment",
-                           "ort_error", "actx_error"};
-  const size_t n_cols = sizeof headers / sizeof *headers;
+  const char *own_headers[] = {"case", "dtype", "elements", "threads", "policy", "auto_declined",
+                               "ort_median_ns", "ort_p10_ns", "ort_p90_ns", "ort_batch",
+                               "actx_median_ns", "actx_p10_ns", "actx_p90_ns", "actx_batch",
+                               "ratio", "ratio_p10", "ratio_p90", "null_median_ns", "null_ratio",
+                               "null_ratio_p10", "null_ratio_p90", "reps", "reference",
+                               "differing", "max_ulp", "nan_mismatch", "ep_assignment",
+                               "ort_error", "actx_error"};
+  enum { OWN = sizeof own_headers / sizeof *own_headers };
+  enum { MAX_COLUMNS = OWN + ACTX_AB_MAX_PEERS * N_PEER_CSV_COLUMNS };
+  const char *headers[MAX_COLUMNS];
+  char peer_headers[ACTX_AB_MAX_PEERS][N_PEER_CSV_COLUMNS][48];
+  size_t n_cols = 0;
+  for (size_t k = 0; k < OWN; k++)
+    headers[n_cols++] = own_headers[k];
+  for (size_t p = 0; p < o->n_peers; p++)
+    for (size_t k = 0; k < N_PEER_CSV_COLUMNS; k++) {
+      snprintf(peer_headers[p][k], sizeof peer_headers[p][k], "%s_%s", o->peers[p].label,
+               k_peer_csv_columns[k]);
+      headers[n_cols++] = peer_headers[p][k];
+    }
   actx_csv_write_row(f, n_cols, headers);
   for (size_t i = 0; i < r->n; i++) {
     const cell *c = &r->cells[i];
@@ -709,32 +879,60 @@ static void write_csv(FILE *f, const ab_options *o, const results *r) {
       snprintf(v[8], 48, "%.1f", b->stats.p90);
       snprintf(v[9], 48, "%zu", b->batch);
     }
-    if (c->has_ratio) {
-      snprintf(v[10], 48, "%.4f", c->ratio.median);
-      snprintf(v[11], 48, "%.4f", c->ratio.p10);
-      snprintf(v[12], 48, "%.4f", c->ratio.p90);
+    if (b->has_ratio) {
+      snprintf(v[10], 48, "%.4f", b->ratio.median);
+      snprintf(v[11], 48, "%.4f", b->ratio.p10);
+      snprintf(v[12], 48, "%.4f", b->ratio.p90);
     }
     if (z->ok)
       snprintf(v[13], 48, "%.1f", z->stats.median);
-    if (c->has_null_ratio) {
-      snprintf(v[14], 48, "%.4f", c->null_ratio.median);
-      snprintf(v[15], 48, "%.4f", c->null_ratio.p10);
-      snprintf(v[16], 48, "%.4f", c->null_ratio.p90);
+    if (z->has_ratio) {
+      snprintf(v[14], 48, "%.4f", z->ratio.median);
+      snprintf(v[15], 48, "%.4f", z->ratio.p10);
+      snprintf(v[16], 48, "%.4f", z->ratio.p90);
     }
     snprintf(v[17], 48, "%ld", o->reps);
-    if (c->compared) {
-      snprintf(v[18], 48, "%zu", c->cmp.differing);
-      snprintf(v[19], 48, "%llu", (unsigned long long)c->cmp.max_ulp);
-      snprintf(v[20], 48, "%d", c->cmp.nan_mismatch ? 1 : 0);
+    if (b->compared) {
+      snprintf(v[18], 48, "%zu", b->cmp.differing);
+      snprintf(v[19], 48, "%llu", (unsigned long long)b->cmp.max_ulp);
+      snprintf(v[20], 48, "%d", b->cmp.nan_mismatch ? 1 : 0);
     }
-    const char *row[] = {c->label, c->dtype, v[0], v[1], c->policy_used,
+    const char *row[MAX_COLUMNS] = {c->label, c->dtype, v[0], v[1], c->policy_used,
                          c->auto_declined ? "1" : "0", v[2], v[3], v[4], v[5], v[6], v[7], v[8],
                          v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17],
-                         c->reference != NULL ? c->reference : "", v[18], v[19], v[20],
-                         b->ok ? c->ep_summary : "", a->ok ? "" : a->error,
+                         b->reference != NULL ? b->reference : "", v[18], v[19], v[20],
+                         b->ok ? b->ep_summary : "", a->ok ? "" : a->error,
                          b->ok ? "" : b->error};
+    char peer_v[ACTX_AB_MAX_PEERS][N_PEER_CSV_COLUMNS][48];
+    for (size_t p = 0; p < o->n_peers; p++)
+      peer_csv_cells(&o->peers[p], &c->arms[ARM_PEER + p], peer_v[p],
+                     &row[OWN + p * N_PEER_CSV_COLUMNS]);
     actx_csv_write_row(f, n_cols, row);
   }
+}
+
+/* The geometric mean of ORT alone / arm k over the cells of one configuration (dtype NULL:
+ * the user's models, whose dtype column is none of ours); *worst: the ratio furthest from 1. */
+static size_t geometric_mean(const results *r, int k, const char *dtype, long threads,
+                             double *mean, double *worst) {
+  double log_sum = 0, worst_log = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    const cell *c = &r->cells[i];
+    bool match = dtype != NULL ? strcmp(c->dtype, dtype) == 0 : true;
+    for (size_t d = 0; dtype == NULL && d < N_DTYPES; d++)
+      match = match && strcmp(c->dtype, actx_dtype_name(k_dtypes[d])) != 0;
+    if (!match || c->threads != threads || !c->arms[k].has_ratio)
+      continue;
+    const double l = log(c->arms[k].ratio.median);
+    log_sum += l;
+    if (fabs(l) > fabs(worst_log))
+      worst_log = l;
+    n++;
+  }
+  *mean = n > 0 ? exp(log_sum / (double)n) : 0;
+  *worst = exp(worst_log);
+  return n;
 }
 
 /* Geometric means of the ratio per (dtype, threads): the one-line answer per configuration. */
@@ -743,62 +941,47 @@ static void print_summary(FILE *out, const ab_options *o, const results *r) {
   for (size_t d = 0; d < N_DTYPES + 1; d++) {
     const char *dtype = d < N_DTYPES ? actx_dtype_name(k_dtypes[d]) : NULL;
     for (size_t t = 0; t < o->n_threads; t++) {
-      double log_sum = 0, null_log_sum = 0, worst_null = 0;
-      size_t n = 0, n_null = 0;
-      for (size_t i = 0; i < r->n; i++) {
-        const cell *c = &r->cells[i];
-        bool match = dtype != NULL ? strcmp(c->dtype, dtype) == 0 : true;
-        if (d == N_DTYPES) { /* user models: dtype column is not one of ours */
-          match = true;
-          for (size_t k = 0; k < N_DTYPES; k++)
-            match = match && strcmp(c->dtype, actx_dtype_name(k_dtypes[k])) != 0;
-        }
-        if (!match || c->threads != o->threads[t])
-          continue;
-        if (c->has_ratio) {
-          log_sum += log(c->ratio.median);
-          n++;
-        }
-        if (c->has_null_ratio) {
-          double l = log(c->null_ratio.median);
-          null_log_sum += l;
-          n_null++;
-          if (fabs(l) > fabs(worst_null))
-            worst_null = l;
-        }
-      }
+      double mean = 0, worst = 0;
+      const size_t n = geometric_mean(r, ARM_ACTX, dtype, o->threads[t], &mean, &worst);
       if (n == 0)
         continue;
       fprintf(out, "  %-6s %ld thread%s: %.2fx over %zu cells", dtype != NULL ? dtype : "models",
-              o->threads[t], o->threads[t] == 1 ? " " : "s", exp(log_sum / (double)n), n);
-      if (n_null > 0)
-        fprintf(out, "   null control ORT/ORT': %.2fx (worst %.2fx)",
-                exp(null_log_sum / (double)n_null), exp(worst_null));
+              o->threads[t], o->threads[t] == 1 ? " " : "s", mean, n);
+      if (geometric_mean(r, ARM_NULL, dtype, o->threads[t], &mean, &worst) > 0)
+        fprintf(out, "   null control ORT/ORT': %.2fx (worst %.2fx)", mean, worst);
+      for (size_t p = 0; p < o->n_peers; p++) {
+        const size_t n_peer =
+            geometric_mean(r, ARM_PEER + (int)p, dtype, o->threads[t], &mean, &worst);
+        if (n_peer > 0)
+          fprintf(out, "   ORT/%s: %.2fx over %zu", o->peers[p].label, mean, n_peer);
+      }
       fputc('\n', out);
     }
   }
 }
 
-static void print_notes(FILE *out, const results *r) {
+static void print_notes(FILE *out, const ab_options *o, const results *r) {
   size_t not_impl = 0, declined = 0, mismatched = 0;
   const cell *example = NULL;
   for (size_t i = 0; i < r->n; i++) {
     const cell *c = &r->cells[i];
     if (c->auto_declined)
       declined++;
-    if (c->compared && c->cmp.differing > 0)
+    if (c->arms[ARM_ACTX].compared && c->arms[ARM_ACTX].cmp.differing > 0)
       mismatched++;
     for (int k = 0; k < N_ARMS; k++) {
       const arm *a = &c->arms[k];
       if (a->ok || a->error[0] == '\0')
         continue;
-      if (a->not_implemented && k != ARM_ACTX) {
+      if (a->not_implemented && (k == ARM_ORT || k == ARM_NULL)) {
         if (k == ARM_ORT && not_impl++ == 0)
           example = c;
         continue; /* the null arm fails as the ORT arm does: counted once */
       }
+      char name[64];
+      arm_name(o, k, name, sizeof name);
       fprintf(out, "  %s %s N=%zu %ld thr: %s: %s\n", c->label, c->dtype, c->elements,
-              c->threads, k_arm_names[k], a->error);
+              c->threads, name, a->error);
     }
   }
   if (not_impl > 0)
@@ -814,7 +997,7 @@ static void print_notes(FILE *out, const results *r) {
     for (size_t d = 0, shown = 0; d < N_DTYPES; d++) {
       size_t k = 0;
       for (size_t i = 0; i < r->n; i++)
-        k += r->cells[i].compared && r->cells[i].cmp.differing > 0 &&
+        k += r->cells[i].arms[ARM_ACTX].compared && r->cells[i].arms[ARM_ACTX].cmp.differing > 0 &&
              strcmp(r->cells[i].dtype, actx_dtype_name(k_dtypes[d])) == 0;
       if (k > 0)
         fprintf(out, "%s%s: %zu", shown++ ? ", " : "", actx_dtype_name(k_dtypes[d]), k);
@@ -833,7 +1016,7 @@ static int write_chart(const ab_options *o, const results *r, const char *png_pa
   }
   for (size_t i = 0; i < r->n; i++) {
     const cell *c = &r->cells[i];
-    if (!c->has_ratio)
+    if (!c->arms[ARM_ACTX].has_ratio)
       continue;
     char label[64];
     snprintf(label, sizeof label, "%s, %ld thread%s", c->dtype, c->threads,
@@ -857,7 +1040,7 @@ static int write_chart(const ab_options *o, const results *r, const char *png_pa
     }
     if (series[s].n < ACTX_CHART_MAX_POINTS) {
       series[s].x[series[s].n] = (double)c->elements;
-      series[s].y[series[s].n] = c->ratio.median;
+      series[s].y[series[s].n] = c->arms[ARM_ACTX].ratio.median;
       series[s].n++;
     }
   }
@@ -911,11 +1094,25 @@ static void print_header(FILE *out, const ab_options *o, const char *started, co
   fprintf(out, "%s; %ld cores online; libactx ISA %s, ORT rule %s; started %s, load average %s\n",
           cpu, sysconf(_SC_NPROCESSORS_ONLN), actx_isa_name(actx_get_isa()),
           actx_ort_rule_name(actx_get_ort_rule()), started, load);
-  fprintf(out, "Run() time per call in microseconds: median and p10-p90 of %ld reps (each a "
-               "batch of ~%.1f ms), after %ld warm-up reps; arms interleaved, order alternating; "
-               "policy %s; seed %llu; intra-op threads %s between runs\n\n",
-          o->reps, o->batch_ms, o->warmup, o->policy, (unsigned long long)o->seed,
-          o->spin ? "spin" : "sleep");
+  if (!o->creation_only)
+    fprintf(out, "Run() time per call in microseconds: median and p10-p90 of %ld reps (each a "
+                 "batch of ~%.1f ms), after %ld warm-up reps; arms interleaved, order "
+                 "alternating; policy %s; seed %llu; intra-op threads %s between runs\n",
+            o->reps, o->batch_ms, o->warmup, o->policy, (unsigned long long)o->seed,
+            o->spin ? "spin" : "sleep");
+  fputc('\n', out);
+  for (size_t p = 0; p < o->n_peers; p++) {
+    const actx_ab_ep *peer = &o->peers[p];
+    fprintf(out, "Peer %s: EP %s (its CPU device) from %s, ", peer->label, peer->ep_name,
+            peer->path);
+    if (peer->n_options == 0)
+      fprintf(out, "no provider options");
+    for (size_t k = 0; k < peer->n_options; k++)
+      fprintf(out, "%s%s=%s", k ? ", " : "provider options ", peer->keys[k], peer->values[k]);
+    fprintf(out, "\n");
+  }
+  if (o->n_peers > 0)
+    fputc('\n', out);
 }
 
 /* ---- Progress ------------------------------------------------------------------------------- */
@@ -1090,6 +1287,8 @@ static int run_model_files(const ab_options *o, results *r, progress *p) {
 }
 
 static size_t count_cells(const ab_options *o) {
+  if (o->creation_only)
+    return 0;
   if (o->n_models > 0)
     return o->n_models * o->n_threads;
   size_t n_cases = 0, total = 0;
@@ -1115,36 +1314,58 @@ int actx_cmd_ab(int argc, char **argv) {
     fprintf(stderr, "actx %s: %s\n", CMD, err);
     return ACTX_EXIT_USAGE;
   }
+  actx_ab_ep_actx(&o.actx_ep, o.ep_lib, o.policy);
   if (actx_make_dirs(o.out_dir) != 0) {
     fprintf(stderr, "actx %s: cannot create the results directory '%s'\n", CMD, o.out_dir);
     return ACTX_EXIT_USAGE;
   }
   if (actx_quiet_ort(o.verbose, CMD) != 0)
     return ACTX_EXIT_FAILURE;
+  /* A peer that cannot be loaded is a bad command line: found before any cell is measured. */
+  for (size_t p = 0; p < o.n_peers; p++)
+    if (actx_ab_peer_load(&o.peers[p], err, sizeof err) != 0) {
+      fprintf(stderr, "actx %s: %s\n", CMD, err);
+      return ACTX_EXIT_USAGE;
+    }
   char started[64], load_before[16], load_after[16];
   actx_format_timestamp(started, sizeof started);
   load_average(load_before, sizeof load_before);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+
+  actx_ab_creation *creation = NULL;
+  if (!o.no_creation && o.n_models == 0) {
+    const actx_ab_creation_config config = {
+        .nodes = o.creation_nodes, .n_sizes = o.n_creation_nodes, .reps = o.creation_reps,
+        .actx_path = o.ep_lib, .peers = o.peers, .n_peers = o.n_peers, .tty = tty};
+    creation = actx_ab_creation_run(&config);
+    if (creation == NULL) {
+      fprintf(stderr, "actx %s: out of memory\n", CMD);
+      return ACTX_EXIT_FAILURE;
+    }
+  }
 
   results r = {0};
-  progress p = {.total = count_cells(&o), .tty = isatty(STDERR_FILENO) != 0,
-                .started_ns = actx_now_ns()};
-  int rc = o.n_models > 0 ? run_model_files(&o, &r, &p)
-                          : (run_builtin_cases(&o, &r, &p) == 0 ? ACTX_EXIT_OK
-                                                                : ACTX_EXIT_FAILURE);
+  progress p = {.total = count_cells(&o), .tty = tty, .started_ns = actx_now_ns()};
+  int rc = ACTX_EXIT_OK;
+  if (!o.creation_only)
+    rc = o.n_models > 0 ? run_model_files(&o, &r, &p)
+                        : (run_builtin_cases(&o, &r, &p) == 0 ? ACTX_EXIT_OK : ACTX_EXIT_FAILURE);
   progress_end(&p);
   if (rc != ACTX_EXIT_OK && r.n == 0) {
     free(r.cells);
+    actx_ab_creation_free(creation);
     return rc;
   }
   load_average(load_after, sizeof load_after);
   double seconds = (actx_now_ns() - p.started_ns) / 1e9;
 
-  char csv_path[4200], txt_path[4200], png_path[4200];
+  char csv_path[4200], creation_csv_path[4200], txt_path[4200], png_path[4200];
   snprintf(csv_path, sizeof csv_path, "%s/ab.csv", o.out_dir);
+  snprintf(creation_csv_path, sizeof creation_csv_path, "%s/ab-creation.csv", o.out_dir);
   snprintf(txt_path, sizeof txt_path, "%s/ab.txt", o.out_dir);
   snprintf(png_path, sizeof png_path, "%s/ab.png", o.out_dir);
 
-  actx_table *table = build_table(&o, &r);
+  actx_table *table = o.creation_only ? NULL : build_table(&o, &r);
   FILE *txt = fopen(txt_path, "w");
   FILE *outs[2] = {stdout, txt};
   for (int k = 0; k < 2; k++) {
@@ -1152,16 +1373,24 @@ int actx_cmd_ab(int argc, char **argv) {
     if (out == NULL)
       continue;
     print_header(out, &o, started, load_before);
-    if (table != NULL)
-      actx_table_print(table, out);
-    print_summary(out, &o, &r);
-    fprintf(out, "\nNotes:\n");
-    fprintf(out, "  check: the actx arm's outputs against ORT alone's, bit for bit (ulp: units "
-                 "in the last place)\n");
-    fprintf(out, "  EP: where the actx arm ran its node(s) (CPU: ORT's own kernels)\n");
-    print_notes(out, &r);
-    fprintf(out, "  %zu cells in %.0f s; load average %s before, %s after\n", r.n, seconds,
-            load_before, load_after);
+    if (!o.creation_only) {
+      fprintf(out, "==== Run() time ====\n");
+      if (table != NULL)
+        actx_table_print(table, out);
+      print_summary(out, &o, &r);
+      fprintf(out, "\nNotes:\n");
+      fprintf(out, "  check: the actx arm's outputs against ORT alone's, bit for bit (ulp: units "
+                   "in the last place)\n");
+      fprintf(out, "  EP: where the actx arm ran its node(s) (CPU: ORT's own kernels)\n");
+      if (o.n_peers > 0)
+        fprintf(out, "  NAME us, ORT/NAME, NAME check, NAME EP: the same for each peer arm; "
+                     "--strict looks at actx's check only\n");
+      print_notes(out, &o, &r);
+      fprintf(out, "  %zu cells in %.0f s; load average %s before, %s after\n", r.n, seconds,
+              load_before, load_after);
+    }
+    if (creation != NULL)
+      actx_ab_creation_print(creation, out);
   }
   if (txt != NULL)
     fclose(txt);
@@ -1169,25 +1398,41 @@ int actx_cmd_ab(int argc, char **argv) {
     fprintf(stderr, "actx %s: cannot write %s\n", CMD, txt_path);
   actx_table_free(table);
 
-  FILE *csv = fopen(csv_path, "w");
-  if (csv == NULL) {
-    fprintf(stderr, "actx %s: cannot write %s\n", CMD, csv_path);
-    rc = ACTX_EXIT_FAILURE;
-  } else {
-    write_csv(csv, &o, &r);
-    fclose(csv);
+  printf("\nTable: %s\n", txt_path);
+  if (!o.creation_only) {
+    FILE *csv = fopen(csv_path, "w");
+    if (csv == NULL) {
+      fprintf(stderr, "actx %s: cannot write %s\n", CMD, csv_path);
+      rc = ACTX_EXIT_FAILURE;
+    } else {
+      write_csv(csv, &o, &r);
+      fclose(csv);
+      printf("CSV:   %s\n", csv_path);
+    }
   }
-  printf("\nTable: %s\nCSV:   %s\n", txt_path, csv_path);
-  if (!o.no_chart && o.n_models == 0) {
+  if (creation != NULL) {
+    FILE *csv = fopen(creation_csv_path, "w");
+    if (csv == NULL) {
+      fprintf(stderr, "actx %s: cannot write %s\n", CMD, creation_csv_path);
+      rc = ACTX_EXIT_FAILURE;
+    } else {
+      actx_ab_creation_write_csv(creation, csv);
+      fclose(csv);
+      printf("CSV:   %s (session creation)\n", creation_csv_path);
+    }
+  }
+  if (!o.no_chart && o.n_models == 0 && !o.creation_only) {
     if (write_chart(&o, &r, png_path, err, sizeof err) == 0)
       printf("Chart: %s\n", png_path);
     else
       printf("Chart: not drawn: %s\n", err);
   }
-  /* Differing outputs are shown in the table and the notes; --strict also fails the run. */
+  /* Differing outputs are shown in the table and the notes; --strict also fails the run (on
+   * actx's outputs: a peer owes no one ORT's bits). */
   for (size_t i = 0; o.strict && i < r.n; i++)
-    if (r.cells[i].compared && r.cells[i].cmp.differing > 0)
+    if (r.cells[i].arms[ARM_ACTX].compared && r.cells[i].arms[ARM_ACTX].cmp.differing > 0)
       rc = ACTX_EXIT_FAILURE;
   free(r.cells);
+  actx_ab_creation_free(creation);
   return rc;
 }

@@ -207,6 +207,47 @@ static void add_op(actx_model *m, const char *name, const char *op_type, const c
   actx_model_add_named_node(m, name, op_type, "", b != NULL ? 2 : 1, inputs, 1, outputs);
 }
 
+/* y = GELU(x) as exporters write it below opset 20, from five nodes named <prefix>div,
+ * <prefix>erf, <prefix>add_one, <prefix>mul_x, <prefix>mul_half (their values named alike) over
+ * the scalars <constants>sqrt2, <constants>one, <constants>half (add_exported_gelu_constants):
+ * PyTorch's (x·(1 + erf(x/√2)))·0.5, or with half_first (0.5·x)·(1 + erf(x/√2)), the spelling
+ * ORT's GeluFusion also finds when x is a Mul's output. */
+static void add_exported_gelu(actx_model *m, const char *prefix, const char *constants,
+                              bool half_first, const char *x, const char *y) {
+  char node[5][64], value[4][64], c_sqrt2[64], c_one[64], c_half[64];
+  static const char *const node_names[5] = {"div", "erf", "add_one", "mul_x", "mul_half"};
+  static const char *const value_names[4] = {"scaled", "erf", "cdf2", "x_cdf2"};
+  for (int i = 0; i < 5; i++)
+    snprintf(node[i], sizeof node[i], "%s%s", prefix, node_names[i]);
+  for (int i = 0; i < 4; i++)
+    snprintf(value[i], sizeof value[i], "%s%s", prefix, value_names[i]);
+  snprintf(c_sqrt2, sizeof c_sqrt2, "%ssqrt2", constants);
+  snprintf(c_one, sizeof c_one, "%sone", constants);
+  snprintf(c_half, sizeof c_half, "%shalf", constants);
+  add_op(m, node[0], "Div", x, c_sqrt2, value[0]);
+  add_op(m, node[1], "Erf", value[0], NULL, value[1]);
+  add_op(m, node[2], "Add", value[1], c_one, value[2]);
+  if (half_first) {
+    snprintf(value[3], sizeof value[3], "%shalf_x", prefix);
+    add_op(m, node[4], "Mul", x, c_half, value[3]);
+    add_op(m, node[3], "Mul", value[3], value[2], y);
+  } else {
+    add_op(m, node[3], "Mul", x, value[2], value[3]);
+    add_op(m, node[4], "Mul", value[3], c_half, y);
+  }
+}
+
+/* The scalars add_exported_gelu reads, named <constants>sqrt2, <constants>one, <constants>half. */
+static void add_exported_gelu_constants(actx_model *m, const char *constants, int32_t elem) {
+  char name[64];
+  snprintf(name, sizeof name, "%ssqrt2", constants);
+  add_scalar(m, name, elem, SQRT_2);
+  snprintf(name, sizeof name, "%sone", constants);
+  add_scalar(m, name, elem, 1.0);
+  snprintf(name, sizeof name, "%shalf", constants);
+  add_scalar(m, name, elem, 0.5);
+}
+
 /* An input tensor of the case, filled uniformly in [lo, hi). */
 static int add_input_tensor(actx_ab_model *out, int32_t elem, size_t rank, const int64_t *dims,
                             actx_rng *rng, double lo, double hi) {
@@ -267,17 +308,16 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
     add_op(m, "bias_add", "Add", "x", "bias", "xb");
     x = "xb";
   }
-  add_scalar(m, "one", elem, 1.0);
-  add_scalar(m, "half", elem, 0.5);
+  if (model == EXPORTED_ERF_GELU) {
+    add_exported_gelu_constants(m, "", elem);
+  } else {
+    add_scalar(m, "one", elem, 1.0);
+    add_scalar(m, "half", elem, 0.5);
+  }
   double alpha = 1.0;
   switch (model) {
   case EXPORTED_ERF_GELU:
-    add_scalar(m, "sqrt2", elem, SQRT_2);
-    add_op(m, "div", "Div", x, "sqrt2", "scaled");
-    add_op(m, "erf", "Erf", "scaled", NULL, "erf");
-    add_op(m, "add_one", "Add", "erf", "one", "cdf2");
-    add_op(m, "mul_x", "Mul", x, "cdf2", "x_cdf2");
-    add_op(m, "mul_half", "Mul", "x_cdf2", "half", "y");
+    add_exported_gelu(m, "", "", false, x, "y");
     break;
   case EXPORTED_TANH_GELU:
     /* ORT fuses it only when the result is not a graph output: a Neg follows, as the next
@@ -357,16 +397,10 @@ static void add_mlp(actx_model *m, int32_t elem, const char *in, const char *out
   add_weight(m, "mlp_w2", elem, 2, w2, rng, -unit_bound(ACTX_AB_BERT_FFN),
              unit_bound(ACTX_AB_BERT_FFN), failed);
   add_weight(m, "mlp_b2", elem, 1, b2, rng, -0.1, 0.1, failed);
-  add_scalar(m, "gelu_sqrt2", elem, SQRT_2);
-  add_scalar(m, "gelu_one", elem, 1.0);
-  add_scalar(m, "gelu_half", elem, 0.5);
+  add_exported_gelu_constants(m, ACTX_AB_GELU_PREFIX, elem);
   add_op(m, "mlp_matmul1", "MatMul", in, "mlp_w1", "mlp_h");
   add_op(m, ACTX_AB_GELU_PREFIX "bias_add", "Add", "mlp_h", "mlp_b1", "mlp_hb");
-  add_op(m, ACTX_AB_GELU_PREFIX "div", "Div", "mlp_hb", "gelu_sqrt2", "gelu_scaled");
-  add_op(m, ACTX_AB_GELU_PREFIX "erf", "Erf", "gelu_scaled", NULL, "gelu_erf");
-  add_op(m, ACTX_AB_GELU_PREFIX "add_one", "Add", "gelu_erf", "gelu_one", "gelu_cdf2");
-  add_op(m, ACTX_AB_GELU_PREFIX "mul_x", "Mul", "mlp_hb", "gelu_cdf2", "gelu_x_cdf2");
-  add_op(m, ACTX_AB_GELU_PREFIX "mul_half", "Mul", "gelu_x_cdf2", "gelu_half", "mlp_g");
+  add_exported_gelu(m, ACTX_AB_GELU_PREFIX, ACTX_AB_GELU_PREFIX, false, "mlp_hb", "mlp_g");
   add_op(m, "mlp_matmul2", "MatMul", "mlp_g", "mlp_w2", "mlp_f");
   add_op(m, "mlp_bias_add2", "Add", "mlp_f", "mlp_b2", out);
 }
@@ -512,4 +546,58 @@ int actx_ab_reference(const actx_ab_model *m, void *y, char *err, size_t err_siz
     return -1;
   }
   return 0;
+}
+
+/* ---- Chains ------------------------------------------------------------------------------- */
+
+/* Nodes in one exported GELU (add_exported_gelu). */
+#define EXPORTED_GELU_NODES 5
+
+const char *actx_ab_chain_name(actx_ab_chain chain) {
+  return chain == ACTX_AB_CHAIN_EXPORTED_GELU ? "exported-gelu" : "activations";
+}
+
+int actx_ab_build_chain(actx_ab_chain chain, size_t nodes, uint8_t **bytes, size_t *size,
+                        size_t *n_nodes, char *err, size_t err_size) {
+  static const char *const cycle[] = {"Tanh", "Sigmoid", "Gelu"};
+  const bool exported = chain == ACTX_AB_CHAIN_EXPORTED_GELU;
+  const size_t links = exported ? (nodes + EXPORTED_GELU_NODES - 1) / EXPORTED_GELU_NODES : nodes;
+  *bytes = NULL;
+  *size = 0;
+  *n_nodes = exported ? links * EXPORTED_GELU_NODES : links;
+  if (links == 0) {
+    snprintf(err, err_size, "%s chain: 0 nodes", actx_ab_chain_name(chain));
+    return -1;
+  }
+  const int64_t dims[2] = {ACTX_AB_CHAIN_ROWS, ACTX_AB_CHAIN_COLS};
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION,
+                                    exported ? EXPORT_OPSET : AB_ONNX_OPSET, 0);
+  if (m == NULL) {
+    snprintf(err, err_size, "%s chain: out of memory", actx_ab_chain_name(chain));
+    return -1;
+  }
+  actx_model_add_input(m, "x", ACTX_ELEM_FLOAT, 2, dims, NULL);
+  actx_model_add_output(m, "y", ACTX_ELEM_FLOAT, 2, dims, NULL);
+  if (exported)
+    add_exported_gelu_constants(m, "", ACTX_ELEM_FLOAT);
+  char x[32] = "x", y[32], prefix[32];
+  for (size_t i = 0; i < links; i++) {
+    if (i + 1 == links)
+      snprintf(y, sizeof y, "y");
+    else
+      snprintf(y, sizeof y, "v%zu", i);
+    snprintf(prefix, sizeof prefix, "l%zu_", i);
+    /* each link's x is the previous link's last Mul: ORT fuses only the half-first spelling
+     * there (ep/ort_fusions.c), and actx claims only what ORT would fuse */
+    if (exported)
+      add_exported_gelu(m, prefix, "", true, x, y);
+    else
+      add_op(m, prefix, cycle[i % 3], x, NULL, y);
+    snprintf(x, sizeof x, "%s", y);
+  }
+  const int rc = actx_model_serialize(m, bytes, size);
+  if (rc != 0)
+    snprintf(err, err_size, "%s chain: %s", actx_ab_chain_name(chain), actx_model_error(m));
+  actx_model_free(m);
+  return rc;
 }

@@ -95,6 +95,28 @@ typedef struct actx_ab_block_spec {
 int actx_ab_build_block(const actx_ab_block_spec *spec, uint64_t seed, actx_ab_model *out,
                         char *err, size_t err_size);
 
+/* ---- Chains, for the time session creation takes ------------------------------------------ */
+
+/* Rows and columns of every tensor of a chain: 16 Ki float32 elements, a size at which `auto`
+ * claims Tanh and Sigmoid on both host classes' tables (docs/ep-policy.md). */
+#define ACTX_AB_CHAIN_ROWS 32
+#define ACTX_AB_CHAIN_COLS ACTX_AB_ROW
+
+typedef enum actx_ab_chain {
+  ACTX_AB_CHAIN_ACTIVATIONS, /* x → Tanh → Sigmoid → Gelu → Tanh → ... → y, opset 20 */
+  ACTX_AB_CHAIN_EXPORTED_GELU, /* x → (0.5·x)·(1 + erf(x/√2)) (5 nodes, opset 17) → ... → y */
+  ACTX_AB_N_CHAINS
+} actx_ab_chain;
+
+/* "activations", "exported-gelu". */
+const char *actx_ab_chain_name(actx_ab_chain chain);
+
+/* A chain of about `nodes` nodes, every one of which actx can run (policy all); the exported
+ * GELU chain rounds up to whole subgraphs. *n_nodes is the count built. The model's bytes are
+ * malloc'ed (free()). 0, or -1 with a message. */
+int actx_ab_build_chain(actx_ab_chain chain, size_t nodes, uint8_t **bytes, size_t *size,
+                        size_t *n_nodes, char *err, size_t err_size);
+
 /* Runs libactx on the model's first input as m->reference says, into y (m->elements elements
  * of the case's dtype). 0, or -1 with a message. */
 int actx_ab_reference(const actx_ab_model *m, void *y, char *err, size_t err_size);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define ACTX_TABLE_MAX_COLUMNS 24
+#define ACTX_TABLE_MAX_COLUMNS 32
 
 typedef struct actx_table actx_table;
 

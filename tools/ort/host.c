@@ -20,6 +20,7 @@
 typedef struct registered_library {
   char *path;
   char *registration_name;
+  actx_ort_library_eps eps;
 } registered_library;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -131,7 +132,58 @@ OrtEnv *actx_ort_env(actx_ort_error *err) {
   return env;
 }
 
+/* The devices ORT lists now, copied (ORT's array may change with the next registration). */
+static int list_devices(OrtEnv *env, const OrtEpDevice ***out, size_t *n, actx_ort_error *err) {
+  const OrtEpDevice *const *devices = NULL;
+  *out = NULL;
+  *n = 0;
+  if (actx_ort_check(g_api->GetEpDevices(env, &devices, n), "GetEpDevices", err) != 0)
+    return -1;
+  *out = calloc(*n + 1, sizeof **out);
+  if (*out == NULL)
+    return set_error(err, ORT_FAIL, "GetEpDevices: out of memory");
+  for (size_t i = 0; i < *n; i++)
+    (*out)[i] = devices[i];
+  return 0;
+}
+
+/* The EPs of the devices listed now that were not among before[0..n_before). */
+static int record_new_devices(OrtEnv *env, const OrtEpDevice **before, size_t n_before,
+                              actx_ort_library_eps *eps, actx_ort_error *err) {
+  const OrtEpDevice **after = NULL;
+  size_t n_after = 0;
+  memset(eps, 0, sizeof *eps);
+  if (list_devices(env, &after, &n_after, err) != 0)
+    return -1;
+  for (size_t i = 0; i < n_after; i++) {
+    bool old = false;
+    for (size_t k = 0; k < n_before && !old; k++)
+      old = before[k] == after[i];
+    const char *name = old ? NULL : g_api->EpDevice_EpName(after[i]);
+    if (name == NULL)
+      continue;
+    size_t e = 0;
+    while (e < eps->n && strcmp(eps->eps[e].name, name) != 0)
+      e++;
+    if (e == ACTX_ORT_MAX_LIBRARY_EPS)
+      continue;
+    if (e == eps->n)
+      snprintf(eps->eps[eps->n++].name, sizeof eps->eps[e].name, "%s", name);
+    const OrtHardwareDevice *hw = g_api->EpDevice_Device(after[i]);
+    eps->eps[e].devices++;
+    eps->eps[e].cpu_devices +=
+        hw != NULL && g_api->HardwareDevice_Type(hw) == OrtHardwareDeviceType_CPU;
+  }
+  free(after);
+  return 0;
+}
+
 int actx_ort_register_ep_library(const char *library_path, actx_ort_error *err) {
+  return actx_ort_register_named_ep_library(library_path, NULL, NULL, err);
+}
+
+int actx_ort_register_named_ep_library(const char *library_path, const char *registration_name,
+                                       actx_ort_library_eps *eps, actx_ort_error *err) {
   if (library_path == NULL || library_path[0] == '\0')
     return set_error(err, ORT_INVALID_ARGUMENT, "register EP library: no path");
   /* ORT resolves a relative path against its own directory, not ours: make it absolute. */
@@ -144,18 +196,37 @@ int actx_ort_register_ep_library(const char *library_path, actx_ort_error *err) 
   if (env == NULL)
     return -1;
   int rc = 0;
+  const OrtEpDevice **before = NULL;
+  size_t n_before = 0;
   pthread_mutex_lock(&g_lock);
   for (size_t i = 0; i < g_n_libraries; i++)
-    if (strcmp(g_libraries[i].path, library_path) == 0)
-      goto done; /* registered before: nothing to do */
+    if (strcmp(g_libraries[i].path, library_path) == 0) {
+      if (eps != NULL) /* registered before: nothing to do but say what it brought */
+        *eps = g_libraries[i].eps;
+      goto done;
+    }
   if (g_n_libraries == MAX_EP_LIBRARIES) {
     rc = set_error(err, ORT_FAIL, "register EP library %s: already %d libraries registered",
                    library_path, MAX_EP_LIBRARIES);
     goto done;
   }
   /* ORT keys libraries by registration name; one per path keeps them apart. */
-  char name[32];
-  snprintf(name, sizeof name, "actx_ep_library_%zu", g_n_libraries);
+  char name[64];
+  for (size_t i = 0; registration_name != NULL && i < g_n_libraries; i++)
+    if (strcmp(g_libraries[i].registration_name, registration_name) == 0) {
+      rc = set_error(err, ORT_INVALID_ARGUMENT,
+                     "register EP library %s: the name '%s' is taken by %s", library_path,
+                     registration_name, g_libraries[i].path);
+      goto done;
+    }
+  if (registration_name != NULL)
+    snprintf(name, sizeof name, "%s", registration_name);
+  else
+    snprintf(name, sizeof name, "actx_ep_library_%zu", g_n_libraries);
+  if (list_devices(env, &before, &n_before, err) != 0) {
+    rc = -1;
+    goto done;
+  }
   char what[64 + 4096];
   snprintf(what, sizeof what, "RegisterExecutionProviderLibrary(%s)", library_path);
   if (actx_ort_check(g_api->RegisterExecutionProviderLibrary(env, name, library_path), what, err) !=
@@ -164,6 +235,13 @@ int actx_ort_register_ep_library(const char *library_path, actx_ort_error *err) 
     goto done;
   }
   registered_library *lib = &g_libraries[g_n_libraries];
+  if (record_new_devices(env, before, n_before, &lib->eps, err) != 0) {
+    actx_ort_check(g_api->UnregisterExecutionProviderLibrary(env, name), "unregister", NULL);
+    rc = -1;
+    goto done;
+  }
+  if (eps != NULL)
+    *eps = lib->eps;
   lib->path = copy_string(library_path);
   lib->registration_name = copy_string(name);
   if (lib->path == NULL || lib->registration_name == NULL) {
@@ -177,6 +255,33 @@ int actx_ort_register_ep_library(const char *library_path, actx_ort_error *err) 
   g_n_libraries++;
 done:
   pthread_mutex_unlock(&g_lock);
+  free(before);
+  return rc;
+}
+
+int actx_ort_describe_hardware(char *buf, size_t size, actx_ort_error *err) {
+  static const char *const types[] = {"CPU", "GPU", "NPU"};
+  if (size == 0)
+    return set_error(err, ORT_INVALID_ARGUMENT, "describe hardware: no buffer");
+  buf[0] = '\0';
+  OrtEnv *env = actx_ort_env(err);
+  size_t n = 0;
+  if (env == NULL ||
+      actx_ort_check(g_api->GetNumHardwareDevices(env, &n), "GetNumHardwareDevices", err) != 0)
+    return -1;
+  const OrtHardwareDevice **devices = calloc(n + 1, sizeof *devices);
+  if (devices == NULL)
+    return set_error(err, ORT_FAIL, "describe hardware: out of memory");
+  int rc = actx_ort_check(g_api->GetHardwareDevices(env, devices, n), "GetHardwareDevices", err);
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    const OrtHardwareDeviceType type = g_api->HardwareDevice_Type(devices[i]);
+    const char *vendor = g_api->HardwareDevice_Vendor(devices[i]);
+    const size_t used = strlen(buf);
+    snprintf(buf + used, size - used, "%s%s %s (vendor id 0x%04x)", used > 0 ? ", " : "",
+             (unsigned)type < 3 ? types[type] : "device", vendor != NULL ? vendor : "?",
+             (unsigned)g_api->HardwareDevice_VendorId(devices[i]));
+  }
+  free(devices);
   return rc;
 }
 
@@ -225,7 +330,9 @@ static int append_ep(const OrtApi *api, OrtEnv *env, OrtSessionOptions *so,
   char available[512] = "";
   for (size_t i = 0; i < n_devices; i++) {
     const char *name = api->EpDevice_EpName(devices[i]);
-    if (name != NULL && strcmp(name, opt->ep_name) == 0)
+    const OrtHardwareDevice *hw = api->EpDevice_Device(devices[i]);
+    const bool cpu = hw != NULL && api->HardwareDevice_Type(hw) == OrtHardwareDeviceType_CPU;
+    if (name != NULL && strcmp(name, opt->ep_name) == 0 && (cpu || !opt->ep_cpu_devices_only))
       chosen[n_chosen++] = devices[i];
     size_t used = strlen(available);
     snprintf(available + used, sizeof available - used, "%s%s", used > 0 ? ", " : "",
@@ -233,8 +340,8 @@ static int append_ep(const OrtApi *api, OrtEnv *env, OrtSessionOptions *so,
   }
   int rc = 0;
   if (n_chosen == 0) {
-    rc = set_error(err, ORT_NOT_FOUND, "append EP: no OrtEpDevice of EP '%s' (devices: %s)",
-                   opt->ep_name, available);
+    rc = set_error(err, ORT_NOT_FOUND, "append EP: no %sOrtEpDevice of EP '%s' (devices: %s)",
+                   opt->ep_cpu_devices_only ? "CPU " : "", opt->ep_name, available);
   } else if (opt->n_ep_options > 0 &&
              (opt->ep_option_keys == NULL || opt->ep_option_values == NULL)) {
     rc = set_error(err, ORT_INVALID_ARGUMENT, "append EP %s: %zu options but no keys/values",

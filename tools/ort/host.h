@@ -43,6 +43,30 @@ int actx_ort_check(OrtStatus *status, const char *what, actx_ort_error *err);
  * registered until actx_ort_shutdown(). */
 int actx_ort_register_ep_library(const char *library_path, actx_ort_error *err);
 
+/* Most EPs one library's registration is recorded with. */
+#define ACTX_ORT_MAX_LIBRARY_EPS 4
+
+/* The EPs a plugin library brought: those of the OrtEpDevices that appeared when it was
+ * registered (ORT does not say which library a device came from, so the devices before and
+ * after are compared), with how many of each EP's devices are CPUs. */
+typedef struct actx_ort_library_eps {
+  size_t n;
+  struct {
+    char name[64];
+    size_t devices, cpu_devices;
+  } eps[ACTX_ORT_MAX_LIBRARY_EPS];
+} actx_ort_library_eps;
+
+/* The same registration, under registration_name (NULL: one is made up) when this call is the
+ * one that registers the file, and what it brought into *eps (may be NULL). A library without
+ * the plugin EP entry points fails here, with ORT's message. */
+int actx_ort_register_named_ep_library(const char *library_path, const char *registration_name,
+                                       actx_ort_library_eps *eps, actx_ort_error *err);
+
+/* The hardware devices ORT found on this machine, e.g. "CPU AMD (vendor id 0x1022)", comma-
+ * separated into buf: what plugin EP factories are offered to serve. */
+int actx_ort_describe_hardware(char *buf, size_t size, actx_ort_error *err);
+
 /* Graph optimisation levels; the zero value is ORT's default for sessions, ORT_ENABLE_ALL. */
 typedef enum actx_ort_optimization {
   ACTX_ORT_OPTIMIZE_ALL = 0,
@@ -63,6 +87,8 @@ typedef struct actx_ort_session_options {
   size_t n_ep_options;
   const char *const *ep_option_keys;
   const char *const *ep_option_values;
+  /* Append only those of ep_name's devices that are CPUs. */
+  bool ep_cpu_devices_only;
   /* Extra AddSessionConfigEntry key/value pairs. */
   size_t n_config;
   const char *const *config_keys;
