@@ -97,6 +97,8 @@ static actx_ep_policy_mode policy_of(const actx_ep *ep) {
 }
 
 /* Whether the policy takes a node we can run. *why says why not. */
+static const char AUTO_TABLE_DECLINES[] = "auto policy: ORT measured faster here";
+
 static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const actx_ep_node *info,
                                bool *take, const char **why) {
   *take = false;
@@ -128,7 +130,7 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
     return NULL;
   }
   *take = actx_ep_policy_auto_claims(info->kind, info->dtype, info->elements, info->min_elements);
-  if (!*take) *why = "auto policy: ORT measured faster here";
+  if (!*take) *why = AUTO_TABLE_DECLINES;
   return NULL;
 }
 
@@ -253,6 +255,29 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
   return NULL;
 }
 
+/* Whether node, which the `auto` table declines, directly follows one of our claims: its x is
+ * that claim's output and read by nothing else. Such a node is taken all the same, so that it
+ * joins the claim's group (group.c) instead of splitting the chain there: inside a group it
+ * costs no compiled node of its own (the per-node cost the table weighs), and every split is
+ * one more group for ORT's partitioner, whose cost grows faster than the number of groups. */
+static OrtStatus *follows_claim(const actx_ep *ep, const claim_list *list, const OrtNode *node,
+                                const actx_ep_node *info, bool *out) {
+  const OrtApi *api = ep->api;
+  *out = false;
+  if (info->has_bias) return NULL;
+  const OrtValueInfo *in[1] = {NULL};
+  size_t n_in = 0;
+  const OrtNode *producer = NULL, *consumer = NULL;
+  OrtStatus *st = actx_ep_node_inputs(api, node, in, 1, &n_in);
+  if (st == NULL && in[0] != NULL) st = actx_ep_value_producer(api, in[0], &producer);
+  if (st != NULL || producer == NULL) return st;
+  const size_t pos = actx_ep_position(&list->positions, producer);
+  if (pos == SIZE_MAX || !list->taken[pos]) return NULL;
+  if ((st = actx_ep_single_consumer(api, in[0], &consumer)) != NULL) return st;
+  *out = consumer == node;
+  return NULL;
+}
+
 /* Takes nodes[i] alone, if we can run it and the policy wants it. */
 static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, claim_list *list) {
   const OrtApi *api = ep->api;
@@ -266,6 +291,10 @@ static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, c
   bool take = false;
   if ((st = actx_ep_claim(api, nodes[i], &info, &reason)) != NULL) return st;
   if (reason == NULL && (st = policy_takes(ep, nodes[i], &info, &take, &reason)) != NULL) return st;
+  if (!take && reason == AUTO_TABLE_DECLINES) {
+    if ((st = follows_claim(ep, list, nodes[i], &info, &take)) != NULL) return st;
+    if (take) reason = NULL;
+  }
   const char *name = NULL;
   if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
   if (name == NULL) name = "";

@@ -276,6 +276,41 @@ static void test_long_chain(void) {
   free(bytes);
 }
 
+/* Under `auto`, a node the table declines joins the claim it directly follows (ep.c,
+ * follows_claim); before the first claim nothing changes. Erf f32 is declined by both host
+ * classes' tables, Tanh at 2 Ki too, BiasGelu always claimed. */
+static void test_auto_joins(void) {
+  static const struct {
+    const char *label;
+    link_kind links[4];
+    size_t n_links;
+    long want_on_actx;
+  } joins[] = {
+      {"auto: BiasGelu, then declined Erf, Tanh, Erf", {LINK_BIAS_GELU, LINK_ERF, LINK_TANH, LINK_ERF}, 4, 4},
+      {"auto: declined Erf before the first claim", {LINK_ERF, LINK_BIAS_GELU, LINK_ERF}, 3, 2},
+  };
+  const actx_ort_tensor in[2] = {
+      {.name = "x", .elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 2, .dims = {4, COLS},
+       .data = g_x},
+      {.name = "bias", .elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
+       .dims = {COLS}, .data = g_bias},
+  };
+  for (size_t i = 0; i < sizeof joins / sizeof joins[0]; i++) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    int ours = 0;
+    if (build_chain(joins[i].links, joins[i].n_links, 4, false, &bytes, &size, &ours) != 0) {
+      CHECK(false, "%s: model", joins[i].label);
+      continue;
+    }
+    const ep_session_spec spec = {.policy = "auto", .threads = 1};
+    const long on_actx = ep_check_against_ort(bytes, size, &spec, 2, in, joins[i].label);
+    CHECK(on_actx == joins[i].want_on_actx, "%s: %ld nodes on actx, want %ld", joins[i].label,
+          on_actx, joins[i].want_on_actx);
+    free(bytes);
+  }
+}
+
 typedef struct chain_case {
   const char *label;
   link_kind links[12];
@@ -305,6 +340,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < COLS; i++) /* a finite bias: a NaN one would hide the input's */
     if (!(g_bias[i] > -1e3f && g_bias[i] < 1e3f)) g_bias[i] = 0.125f * (float)(i % 11);
   test_long_chain();
+  test_auto_joins();
   static const int64_t rows[] = {4, MAX_ROWS};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (int r = 0; r < 2; r++)
