@@ -311,7 +311,7 @@ static int build_random(uint64_t *state, int64_t rows, bool *has_if, uint8_t **b
   *has_if = false;
   size_t used = (size_t)snprintf(description, description_size, "%lld x %d:", (long long)rows,
                                  COLS);
-  char in[16] = "x", out[16];
+  char in[32] = "x", out[32];
   for (size_t k = 0; k < n_flows; k++) {
     if (k + 1 == n_flows) snprintf(out, sizeof out, "y");
     else snprintf(out, sizeof out, "y%zu", k);
