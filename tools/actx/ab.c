@@ -809,27 +809,37 @@ static const char *const k_peer_csv_columns[] = {
     "max_ulp",   "nan_mismatch", "ep_assignment", "error"};
 #define N_PEER_CSV_COLUMNS (sizeof k_peer_csv_columns / sizeof *k_peer_csv_columns)
 
+/* An arm's time columns (median, p10, p90 in ns; batch) into v[0..4), blank when it did not
+ * run; and its ratio columns (median, p10, p90) into v[0..3), blank without a ratio. */
+static void arm_time_cells(const arm *x, char (*v)[48]) {
+  if (!x->ok) return;
+  snprintf(v[0], 48, "%.1f", x->stats.median);
+  snprintf(v[1], 48, "%.1f", x->stats.p10);
+  snprintf(v[2], 48, "%.1f", x->stats.p90);
+  snprintf(v[3], 48, "%zu", x->batch);
+}
+static void arm_ratio_cells(const arm *x, char (*v)[48]) {
+  if (!x->has_ratio) return;
+  snprintf(v[0], 48, "%.4f", x->ratio.median);
+  snprintf(v[1], 48, "%.4f", x->ratio.p10);
+  snprintf(v[2], 48, "%.4f", x->ratio.p90);
+}
+/* The comparison columns (differing, max ulp, NaN mismatch) into v[0..3). */
+static void arm_check_cells(const arm *x, char (*v)[48]) {
+  if (!x->compared) return;
+  snprintf(v[0], 48, "%zu", x->cmp.differing);
+  snprintf(v[1], 48, "%llu", (unsigned long long)x->cmp.max_ulp);
+  snprintf(v[2], 48, "%d", x->cmp.nan_mismatch ? 1 : 0);
+}
+
 /* A peer arm's CSV cells, in k_peer_csv_columns' order (v holds the numbers). */
 static void peer_csv_cells(const actx_ab_ep *ep, const arm *x, char (*v)[48],
                            const char **cells) {
   for (size_t k = 0; k < N_PEER_CSV_COLUMNS; k++)
     v[k][0] = '\0';
-  if (x->ok) {
-    snprintf(v[1], 48, "%.1f", x->stats.median);
-    snprintf(v[2], 48, "%.1f", x->stats.p10);
-    snprintf(v[3], 48, "%.1f", x->stats.p90);
-    snprintf(v[4], 48, "%zu", x->batch);
-  }
-  if (x->has_ratio) {
-    snprintf(v[5], 48, "%.4f", x->ratio.median);
-    snprintf(v[6], 48, "%.4f", x->ratio.p10);
-    snprintf(v[7], 48, "%.4f", x->ratio.p90);
-  }
-  if (x->compared) {
-    snprintf(v[9], 48, "%zu", x->cmp.differing);
-    snprintf(v[10], 48, "%llu", (unsigned long long)x->cmp.max_ulp);
-    snprintf(v[11], 48, "%d", x->cmp.nan_mismatch ? 1 : 0);
-  }
+  arm_time_cells(x, &v[1]);
+  arm_ratio_cells(x, &v[5]);
+  arm_check_cells(x, &v[9]);
   for (size_t k = 0; k < N_PEER_CSV_COLUMNS; k++)
     cells[k] = v[k];
   cells[0] = ep->ep_name;
@@ -867,36 +877,14 @@ static void write_csv(FILE *f, const ab_options *o, const results *r) {
     memset(v, 0, sizeof v);
     snprintf(v[0], 48, "%zu", c->elements);
     snprintf(v[1], 48, "%ld", c->threads);
-    if (a->ok) {
-      snprintf(v[2], 48, "%.1f", a->stats.median);
-      snprintf(v[3], 48, "%.1f", a->stats.p10);
-      snprintf(v[4], 48, "%.1f", a->stats.p90);
-      snprintf(v[5], 48, "%zu", a->batch);
-    }
-    if (b->ok) {
-      snprintf(v[6], 48, "%.1f", b->stats.median);
-      snprintf(v[7], 48, "%.1f", b->stats.p10);
-      snprintf(v[8], 48, "%.1f", b->stats.p90);
-      snprintf(v[9], 48, "%zu", b->batch);
-    }
-    if (b->has_ratio) {
-      snprintf(v[10], 48, "%.4f", b->ratio.median);
-      snprintf(v[11], 48, "%.4f", b->ratio.p10);
-      snprintf(v[12], 48, "%.4f", b->ratio.p90);
-    }
+    arm_time_cells(a, &v[2]);
+    arm_time_cells(b, &v[6]);
+    arm_ratio_cells(b, &v[10]);
     if (z->ok)
       snprintf(v[13], 48, "%.1f", z->stats.median);
-    if (z->has_ratio) {
-      snprintf(v[14], 48, "%.4f", z->ratio.median);
-      snprintf(v[15], 48, "%.4f", z->ratio.p10);
-      snprintf(v[16], 48, "%.4f", z->ratio.p90);
-    }
+    arm_ratio_cells(z, &v[14]);
     snprintf(v[17], 48, "%ld", o->reps);
-    if (b->compared) {
-      snprintf(v[18], 48, "%zu", b->cmp.differing);
-      snprintf(v[19], 48, "%llu", (unsigned long long)b->cmp.max_ulp);
-      snprintf(v[20], 48, "%d", b->cmp.nan_mismatch ? 1 : 0);
-    }
+    arm_check_cells(b, &v[18]);
     const char *row[MAX_COLUMNS] = {c->label, c->dtype, v[0], v[1], c->policy_used,
                          c->auto_declined ? "1" : "0", v[2], v[3], v[4], v[5], v[6], v[7], v[8],
                          v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17],
