@@ -48,7 +48,7 @@ typedef struct actx_ep {
   const OrtApi *api;
   const OrtEpApi *ep_api;
   const OrtLogger *logger;
-  actx_ep_options options;
+  actx_ep_policy_mode policy; /* the policy in force (actx_ep_create) */
   /* in the order GetCapability made them; it runs before Compile, on one thread per session */
   group_record *records;
   size_t n_records, records_capacity;
@@ -88,14 +88,6 @@ static const char *ep_get_name(const OrtEp *self) {
   return ACTX_EP_NAME;
 }
 
-/* The policy in force: `auto` where ORT's CPU EP may run what we leave, else `all` (a node we
- * leave would fail the session, and all takes nothing whose result is not ORT's either). */
-static actx_ep_policy_mode policy_of(const actx_ep *ep) {
-  return ep->options.policy == ACTX_EP_POLICY_AUTO && ep->options.cpu_fallback_disabled
-             ? ACTX_EP_POLICY_ALL
-             : ep->options.policy;
-}
-
 /* Whether the policy takes a node we can run. *why says why not. */
 static const char AUTO_TABLE_DECLINES[] = "auto policy: ORT measured faster here";
 
@@ -103,10 +95,6 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
                                bool *take, const char **why) {
   *take = false;
   *why = NULL;
-  if (policy_of(ep) == ACTX_EP_POLICY_NONE) {
-    *why = "policy none";
-    return NULL;
-  }
   /* No policy takes a node ORT's fusions would make one kernel of with its neighbours: ORT
    * would then run the rest unfused, and the session's result would no longer be ORT's (which
    * fusion ORT makes can even depend on the ones before it: an exported GELU whose x is another
@@ -125,7 +113,7 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
     *why = "part of a subgraph ORT fuses itself";
     return NULL;
   }
-  if (policy_of(ep) == ACTX_EP_POLICY_ALL) {
+  if (ep->policy == ACTX_EP_POLICY_ALL) {
     *take = true;
     return NULL;
   }
@@ -145,10 +133,6 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
                                       const char **why) {
   *take = false;
   *why = NULL;
-  if (policy_of(ep) == ACTX_EP_POLICY_NONE) {
-    *why = "policy none";
-    return NULL;
-  }
   /* A float16 Gelu node after a bias Add: ORT has no float16 Gelu kernel and runs the Add and
    * the Gelu's inlined function body as one float32 island between two Casts; our fused kernel
    * computes the same float32 sum and rounds once too, and saves the island's six nodes. */
@@ -162,7 +146,7 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
       return NULL;
     }
   }
-  if (policy_of(ep) == ACTX_EP_POLICY_ALL) {
+  if (ep->policy == ACTX_EP_POLICY_ALL) {
     *take = true;
     return NULL;
   }
@@ -386,7 +370,7 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
                                     OrtEpGraphSupportInfo *support) {
   actx_ep *ep = (actx_ep *)self;
   const OrtApi *api = ep->api;
-  if (policy_of(ep) == ACTX_EP_POLICY_NONE) return NULL;
+  if (ep->policy == ACTX_EP_POLICY_NONE) return NULL;
 
   size_t n = 0;
   OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
@@ -517,11 +501,14 @@ OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
   ep->api = api;
   ep->ep_api = api->GetEpApi();
   ep->logger = logger;
-  ep->options = *options;
+  /* `auto` where ORT's CPU EP may run what we leave, else `all` (a node we leave would fail
+   * the session, and all takes nothing whose result is not ORT's either) */
+  ep->policy = options->policy == ACTX_EP_POLICY_AUTO && options->cpu_fallback_disabled
+                   ? ACTX_EP_POLICY_ALL
+                   : options->policy;
   actx_ep_log(api, logger, ORT_LOGGING_LEVEL_INFO, "actx: EP created (policy %s%s)",
               actx_ep_policy_mode_name(options->policy),
-              options->policy == ACTX_EP_POLICY_AUTO && options->cpu_fallback_disabled
-                  ? ", CPU fallback disabled: taking what all takes"
+              ep->policy != options->policy ? ", CPU fallback disabled: taking what all takes"
                   : "");
   *out = &ep->base;
   return NULL;

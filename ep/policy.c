@@ -104,7 +104,7 @@ static const actx_ep_policy_row avx512_table[] = {
     HALF_ROWS,
 };
 
-static const actx_ep_policy_row *host_table(size_t *n_rows) {
+const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows) {
   if (actx_get_ort_rule() == ACTX_ORT_RULE_AVX512) {
     *n_rows = sizeof avx512_table / sizeof avx512_table[0];
     return avx512_table;
@@ -113,13 +113,11 @@ static const actx_ep_policy_row *host_table(size_t *n_rows) {
   return avx2_table;
 }
 
-const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows) { return host_table(n_rows); }
-
 bool actx_ep_policy_auto_claims(actx_ep_kind kind, actx_dtype dtype, int64_t elements,
                                 int64_t min_elements) {
   bool any = false, all = true;
   size_t n_rows = 0;
-  const actx_ep_policy_row *table = host_table(&n_rows);
+  const actx_ep_policy_row *table = actx_ep_policy_table(&n_rows);
   for (size_t i = 0; i < n_rows; i++) {
     const actx_ep_policy_row *r = &table[i];
     if (r->kind != kind || !(r->dtype_mask & (1u << dtype))) continue;

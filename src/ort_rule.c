@@ -25,8 +25,9 @@ static pthread_once_t rule_once = PTHREAD_ONCE_INIT;
 static actx_ort_rule active_rule = ACTX_ORT_RULE_AVX2;
 
 static void choose_rule(void) {
-  const int host = actx_cpu_has_avx2_fma_f16c() && actx_cpu_has_avx512f() ? ACTX_ORT_RULE_AVX512
-                                                                           : ACTX_ORT_RULE_AVX2;
+  const int host = actx_isa_supported(ACTX_ISA_AVX2) && actx_cpu_has_avx512f()
+                       ? ACTX_ORT_RULE_AVX512
+                       : ACTX_ORT_RULE_AVX2;
   active_rule =
       (actx_ort_rule)actx_env_choice("ACTX_ORT_RULE", rule_names, ACTX_ORT_RULE_COUNT, host);
 }

@@ -45,13 +45,13 @@ VF_INLINE vf vf_select(vm m, vf if_clear, vf if_set) { return _mm256_blendv_ps(i
 VF_INLINE int vf_any(vm m) { return _mm256_movemask_ps(m) != 0; }
 VF_INLINE vm vf_mask_or(vm a, vm b) { return _mm256_or_ps(a, b); }
 
-/* 2^r for integral r in [-127, 128], through the exponent field */
 /* v, through an empty asm: the compiler no longer knows what it holds */
 VF_INLINE vf vf_opaque(vf v) {
   __asm__("" : "+v"(v));
   return v;
 }
 
+/* 2^r for integral r in [-127, 128], through the exponent field */
 VF_INLINE vf vf_pow2_int(vf r, int32_t exponent_bias) {
   const __m256i e = _mm256_add_epi32(_mm256_cvttps_epi32(r), _mm256_set1_epi32(exponent_bias));
   return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
