@@ -10,169 +10,53 @@
  * `all`, checking that actx ran some of the nodes (else the comparison proves nothing).
  *
  * Then random models: one to three Loops and Ifs in a row, each graph holding a chain of one to
- * three activations (single nodes and subgraphs, QuickGelu's α drawn from ordinary values and
- * IEEE boundaries) under the same value and initializer names in every graph, at sizes on both
- * sides of the `auto` table's thresholds, against ORT alone the same way. */
+ * three activations (any of tools/ort/model_parts.h's, single nodes and subgraphs, QuickGelu's α
+ * drawn from ordinary values and IEEE boundaries) under the same value and initializer names in
+ * every graph, at sizes on both sides of the `auto` table's thresholds, against ORT alone the
+ * same way. fuzz/fuzz_ep.c makes such models from its bytes, nested two deep. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ep_test.h"
+#include "model_parts.h"
 
-/* [1024, 1024]: 1 Mi elements, where both host classes' `auto` tables claim every kind below in
- * float32 but Erf. */
+/* [1024, 1024]: 1 Mi elements, where both host classes' `auto` tables claim every kind of the
+ * pairs below in float32. */
 #define ROWS 1024
 #define COLS 1024
+/* 20: the first with ai.onnx Gelu, one of the kinds the random models draw. */
+#define OPSET 20
 
-typedef enum body_kind {
-  BODY_QUICK_GELU, /* x·Sigmoid(1.702·x), fused */
-  BODY_QUICK_GELU_OTHER_ALPHA,
-  BODY_SILU,          /* x·Sigmoid(x), fused */
-  BODY_ERF_GELU,      /* (x·(1 + erf(x/√2)))·0.5, fused */
-  BODY_BIAS_ERF_GELU, /* the same after Add(x, b), fused into one BiasGelu */
-  BODY_TANH,          /* single nodes from here on */
-  BODY_SIGMOID,
-  BODY_MS_GELU,
-  BODY_MS_FAST_GELU,
-  BODY_MS_QUICK_GELU, /* alpha 1.702 */
-  BODY_MS_QUICK_GELU_OTHER_ALPHA,
-  BODY_MS_BIAS_GELU, /* bias "b" */
-  BODY_KIND_COUNT
-} body_kind;
-
-static const char *const body_names[BODY_KIND_COUNT] = {
-    "QuickGelu(1.702) subgraph",
-    "QuickGelu(-0.625) subgraph",
-    "SiLU subgraph",
-    "erf GELU subgraph",
-    "bias + erf GELU subgraph",
-    "Tanh",
-    "Sigmoid",
-    "ms.Gelu",
-    "ms.FastGelu",
-    "ms.QuickGelu(1.702)",
-    "ms.QuickGelu(-0.625)",
-    "ms.BiasGelu",
-};
-
-static void add_scalar(actx_model *g, const char *prefix, const char *name, float value) {
-  char full[64];
-  snprintf(full, sizeof full, "%s%s", prefix, name);
-  actx_model_add_initializer(g, full, ACTX_ELEM_FLOAT, 0, NULL, &value);
-}
-
-/* The activation's nodes, reading `in` and writing `out`, shaped [rows, COLS]. Every graph uses
- * the same names for its intermediates and initializers (prefix, then "t", "s", "alpha", ...);
- * alpha is QuickGelu's, 0 for the kind's own; seed makes the bias values differ between graphs. */
-static void add_activation(actx_model *g, body_kind kind, const char *in, const char *out,
+/* The activation's nodes (model_parts.h), reading `in` and writing `out`, shaped [rows, COLS],
+ * under the same names in every graph; seed makes the bias values differ between graphs. */
+static void add_activation(actx_model *g, actx_act_kind kind, const char *in, const char *out,
                            const char *prefix, float alpha, uint64_t seed) {
-  char t[64], sv[64], al[64], b[64], r[64], sq[64], one[64], half[64], a[64], e[64], f[64], m[64];
-#define NAME(var, s) snprintf(var, sizeof var, "%s" s, prefix)
-  NAME(t, "t");
-  NAME(sv, "s");
-  NAME(al, "alpha");
-  NAME(b, "b");
-  NAME(r, "r");
-  NAME(sq, "sqrt2");
-  NAME(one, "one");
-  NAME(half, "half");
-  NAME(a, "a");
-  NAME(e, "e");
-  NAME(f, "f");
-  NAME(m, "m");
-#undef NAME
-  if (alpha == 0)
-    alpha = kind == BODY_QUICK_GELU_OTHER_ALPHA || kind == BODY_MS_QUICK_GELU_OTHER_ALPHA
-                ? -0.625f
-                : 1.702f;
-  const char *x = in;
-  if (kind == BODY_BIAS_ERF_GELU || kind == BODY_MS_BIAS_GELU) {
-    float bias[COLS];
-    ep_fill_inputs(ACTX_ELEM_FLOAT, bias, COLS, seed);
-    for (size_t i = 0; i < COLS; i++) /* finite: a bias NaN would hide the input's */
-      if (!(bias[i] > -1e30f && bias[i] < 1e30f)) bias[i] = (float)(i % 7) - 3.0f;
-    const int64_t dims[1] = {COLS};
-    actx_model_add_initializer(g, b, ACTX_ELEM_FLOAT, 1, dims, bias);
-  }
-  switch (kind) {
-    case BODY_QUICK_GELU:
-    case BODY_QUICK_GELU_OTHER_ALPHA:
-    case BODY_SILU: {
-      const char *arg = x;
-      if (kind != BODY_SILU) {
-        add_scalar(g, prefix, "alpha", alpha);
-        actx_model_add_node(g, "Mul", "", 2, (const char *[]){x, al}, 1, (const char *[]){t});
-        arg = t;
-      }
-      actx_model_add_node(g, "Sigmoid", "", 1, (const char *[]){arg}, 1, (const char *[]){sv});
-      actx_model_add_node(g, "Mul", "", 2, (const char *[]){x, sv}, 1, (const char *[]){out});
-      break;
-    }
-    case BODY_BIAS_ERF_GELU:
-      actx_model_add_node(g, "Add", "", 2, (const char *[]){x, b}, 1, (const char *[]){r});
-      x = r;
-      /* fall through */
-    case BODY_ERF_GELU:
-      add_scalar(g, prefix, "sqrt2", 1.41421356f);
-      add_scalar(g, prefix, "one", 1.0f);
-      add_scalar(g, prefix, "half", 0.5f);
-      actx_model_add_node(g, "Div", "", 2, (const char *[]){x, sq}, 1, (const char *[]){a});
-      actx_model_add_node(g, "Erf", "", 1, (const char *[]){a}, 1, (const char *[]){e});
-      actx_model_add_node(g, "Add", "", 2, (const char *[]){e, one}, 1, (const char *[]){f});
-      actx_model_add_node(g, "Mul", "", 2, (const char *[]){x, f}, 1, (const char *[]){m});
-      actx_model_add_node(g, "Mul", "", 2, (const char *[]){m, half}, 1, (const char *[]){out});
-      break;
-    case BODY_TANH:
-    case BODY_SIGMOID:
-      actx_model_add_node(g, kind == BODY_TANH ? "Tanh" : "Sigmoid", "", 1, (const char *[]){x}, 1,
-                          (const char *[]){out});
-      break;
-    case BODY_MS_GELU:
-    case BODY_MS_FAST_GELU:
-      actx_model_add_node(g, kind == BODY_MS_GELU ? "Gelu" : "FastGelu", ACTX_MODEL_MS_DOMAIN, 1,
-                          (const char *[]){x}, 1, (const char *[]){out});
-      break;
-    case BODY_MS_QUICK_GELU:
-    case BODY_MS_QUICK_GELU_OTHER_ALPHA: {
-      actx_model_node *n = actx_model_add_node(g, "QuickGelu", ACTX_MODEL_MS_DOMAIN, 1,
-                                               (const char *[]){x}, 1, (const char *[]){out});
-      actx_model_node_attr_float(n, "alpha", alpha);
-      break;
-    }
-    case BODY_MS_BIAS_GELU:
-      actx_model_add_node(g, "BiasGelu", ACTX_MODEL_MS_DOMAIN, 2, (const char *[]){x, b}, 1,
-                          (const char *[]){out});
-      break;
-    case BODY_KIND_COUNT: break;
-  }
+  float bias[COLS];
+  ep_fill_inputs(ACTX_ELEM_FLOAT, bias, COLS, seed);
+  for (size_t i = 0; i < COLS; i++) /* finite: a bias NaN would hide the input's */
+    if (!(bias[i] > -1e30f && bias[i] < 1e30f)) bias[i] = (float)(i % 7) - 3.0f;
+  actx_part_add_activation(g, kind, ACTX_ELEM_FLOAT, in, out, prefix, alpha, bias, COLS);
 }
 
 static const int64_t g_dims[2] = {ROWS, COLS};
 
 /* A Loop body running the activation once per iteration on its carried value. */
-static actx_model *loop_body(body_kind kind, uint64_t seed) {
-  actx_model *b = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
-  actx_model_add_input(b, "i", ACTX_ELEM_INT64, 0, NULL, NULL);
-  actx_model_add_input(b, "c_in", ACTX_ELEM_BOOL, 0, NULL, NULL);
-  actx_model_add_input(b, "v_in", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
-  actx_model_add_output(b, "c_out", ACTX_ELEM_BOOL, 0, NULL, NULL);
-  actx_model_add_output(b, "v_out", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
-  actx_model_add_node(b, "Identity", "", 1, (const char *[]){"c_in"}, 1,
-                      (const char *[]){"c_out"});
-  add_activation(b, kind, "v_in", "v_out", "", 0, seed);
+static actx_model *loop_body(actx_act_kind kind, uint64_t seed) {
+  actx_model *b = actx_part_loop_body(NULL, ACTX_ELEM_FLOAT, 2, g_dims, NULL);
+  add_activation(b, kind, ACTX_PART_IN, ACTX_PART_OUT, "", 0, seed);
   return b;
 }
 
 /* An If branch applying the activation to the outer graph's x. */
-static actx_model *branch(body_kind kind, uint64_t seed) {
-  actx_model *b = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
-  actx_model_add_output(b, "v_out", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
-  add_activation(b, kind, "x", "v_out", "", 0, seed);
+static actx_model *branch(actx_act_kind kind, uint64_t seed) {
+  actx_model *b = actx_part_if_branch(ACTX_ELEM_FLOAT, 2, g_dims, NULL);
+  add_activation(b, kind, "x", ACTX_PART_OUT, "", 0, seed);
   return b;
 }
 
 /* x → Loop(first) → Loop(second) → y, one iteration each. */
-static int build_loops(body_kind first, body_kind second, uint8_t **bytes, size_t *size) {
-  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
+static int build_loops(actx_act_kind first, actx_act_kind second, uint8_t **bytes, size_t *size) {
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, OPSET, 1);
   actx_model_add_input(m, "x", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
   actx_model_add_output(m, "y", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
   const int64_t trips = 1;
@@ -194,8 +78,8 @@ static int build_loops(body_kind first, body_kind second, uint8_t **bytes, size_
 }
 
 /* y = If(c) then first(x) else second(x). */
-static int build_if(body_kind then_kind, body_kind else_kind, uint8_t **bytes, size_t *size) {
-  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
+static int build_if(actx_act_kind then_kind, actx_act_kind else_kind, uint8_t **bytes, size_t *size) {
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, OPSET, 1);
   actx_model_add_input(m, "x", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
   actx_model_add_input(m, "c", ACTX_ELEM_BOOL, 0, NULL, NULL);
   actx_model_add_output(m, "y", ACTX_ELEM_FLOAT, 2, g_dims, NULL);
@@ -232,18 +116,18 @@ static void check_model(const uint8_t *bytes, size_t size, bool with_cond, const
 }
 
 /* Pairs whose activations differ but whose graphs use the same names. */
-static const body_kind g_pairs[][2] = {
-    {BODY_QUICK_GELU, BODY_SILU},
-    {BODY_QUICK_GELU, BODY_QUICK_GELU_OTHER_ALPHA},
-    {BODY_ERF_GELU, BODY_BIAS_ERF_GELU},
-    {BODY_BIAS_ERF_GELU, BODY_BIAS_ERF_GELU}, /* the same names, other bias values */
-    {BODY_SILU, BODY_ERF_GELU},
-    {BODY_TANH, BODY_SIGMOID},
-    {BODY_MS_GELU, BODY_MS_FAST_GELU},
-    {BODY_MS_QUICK_GELU, BODY_MS_QUICK_GELU_OTHER_ALPHA},
-    {BODY_MS_BIAS_GELU, BODY_MS_BIAS_GELU},
-    {BODY_SILU, BODY_SIGMOID},
-    {BODY_QUICK_GELU, BODY_MS_QUICK_GELU_OTHER_ALPHA},
+static const actx_act_kind g_pairs[][2] = {
+    {ACTX_ACT_QUICK_GELU, ACTX_ACT_SILU},
+    {ACTX_ACT_QUICK_GELU, ACTX_ACT_QUICK_GELU_OTHER_ALPHA},
+    {ACTX_ACT_ERF_GELU, ACTX_ACT_BIAS_ERF_GELU},
+    {ACTX_ACT_BIAS_ERF_GELU, ACTX_ACT_BIAS_ERF_GELU}, /* the same names, other bias values */
+    {ACTX_ACT_SILU, ACTX_ACT_ERF_GELU},
+    {ACTX_ACT_TANH, ACTX_ACT_SIGMOID},
+    {ACTX_ACT_MS_GELU, ACTX_ACT_MS_FAST_GELU},
+    {ACTX_ACT_MS_QUICK_GELU, ACTX_ACT_MS_QUICK_GELU_OTHER_ALPHA},
+    {ACTX_ACT_MS_BIAS_GELU, ACTX_ACT_MS_BIAS_GELU},
+    {ACTX_ACT_SILU, ACTX_ACT_SIGMOID},
+    {ACTX_ACT_QUICK_GELU, ACTX_ACT_MS_QUICK_GELU_OTHER_ALPHA},
 };
 
 /* ---- random models ------------------------------------------------------------------------ */
@@ -267,14 +151,14 @@ static const float g_alphas[] = {1.702f, 1.0f, -0.625f, 0.5f,     2.0f,     1e-3
 
 typedef struct random_graph {
   size_t n_links;
-  body_kind kinds[MAX_LINKS];
+  actx_act_kind kinds[MAX_LINKS];
   float alphas[MAX_LINKS]; /* for the QuickGelu kinds; never 0, which means the default */
 } random_graph;
 
 static void random_chain(uint64_t *state, random_graph *rg) {
   rg->n_links = 1 + pick(state, MAX_LINKS);
   for (size_t i = 0; i < rg->n_links; i++) {
-    rg->kinds[i] = (body_kind)pick(state, BODY_KIND_COUNT);
+    rg->kinds[i] = (actx_act_kind)pick(state, ACTX_ACT_COUNT);
     const float alpha = g_alphas[pick(state, N_ALPHAS)];
     rg->alphas[i] = alpha == 0 ? 1.0f : alpha;
   }
@@ -298,7 +182,7 @@ static void add_chain(actx_model *g, const random_graph *rg, const char *in, con
 static int build_random(uint64_t *state, int64_t rows, bool *has_if, uint8_t **bytes,
                         size_t *size, char *description, size_t description_size) {
   const int64_t dims[2] = {rows, COLS};
-  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, OPSET, 1);
   actx_model_add_input(m, "x", ACTX_ELEM_FLOAT, 2, dims, NULL);
   actx_model_add_input(m, "c", ACTX_ELEM_BOOL, 0, NULL, NULL);
   actx_model_add_output(m, "y", ACTX_ELEM_FLOAT, 2, dims, NULL);
@@ -324,9 +208,8 @@ static int build_random(uint64_t *state, int64_t rows, bool *has_if, uint8_t **b
       *has_if = true;
       node = actx_model_add_node(m, "If", "", 1, (const char *[]){"c"}, 1, (const char *[]){out});
       for (int b = 0; b < 2; b++) {
-        actx_model *branch = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
-        actx_model_add_output(branch, "v_out", ACTX_ELEM_FLOAT, 2, dims, NULL);
-        add_chain(branch, &graphs[b], in, "v_out", 100 * k + 10 * (uint64_t)b);
+        actx_model *branch = actx_part_if_branch(ACTX_ELEM_FLOAT, 2, dims, NULL);
+        add_chain(branch, &graphs[b], in, ACTX_PART_OUT, 100 * k + 10 * (uint64_t)b);
         actx_model_node_attr_graph(node, b ? "else_branch" : "then_branch", branch);
       }
     } else {
@@ -334,15 +217,8 @@ static int build_random(uint64_t *state, int64_t rows, bool *has_if, uint8_t **b
       node = actx_model_add_node(m, "Loop", "", 3,
                                  (const char *[]){twice ? "trips2" : "trips1", "keep_going", in},
                                  1, (const char *[]){out});
-      actx_model *body = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
-      actx_model_add_input(body, "i", ACTX_ELEM_INT64, 0, NULL, NULL);
-      actx_model_add_input(body, "c_in", ACTX_ELEM_BOOL, 0, NULL, NULL);
-      actx_model_add_input(body, "v_in", ACTX_ELEM_FLOAT, 2, dims, NULL);
-      actx_model_add_output(body, "c_out", ACTX_ELEM_BOOL, 0, NULL, NULL);
-      actx_model_add_output(body, "v_out", ACTX_ELEM_FLOAT, 2, dims, NULL);
-      actx_model_add_node(body, "Identity", "", 1, (const char *[]){"c_in"}, 1,
-                          (const char *[]){"c_out"});
-      add_chain(body, &graphs[0], "v_in", "v_out", 100 * k);
+      actx_model *body = actx_part_loop_body(NULL, ACTX_ELEM_FLOAT, 2, dims, NULL);
+      add_chain(body, &graphs[0], ACTX_PART_IN, ACTX_PART_OUT, 100 * k);
       actx_model_node_attr_graph(node, "body", body);
     }
     for (int b = 0; b < (is_if ? 2 : 1) && used < description_size; b++) {
@@ -350,7 +226,7 @@ static int build_random(uint64_t *state, int64_t rows, bool *has_if, uint8_t **b
                                is_if ? (b ? "else" : "If then") : "Loop");
       for (size_t i = 0; i < graphs[b].n_links && used < description_size; i++)
         used += (size_t)snprintf(description + used, description_size - used, "%s%s(%g)",
-                                 i ? ", " : "", body_names[graphs[b].kinds[i]],
+                                 i ? ", " : "", actx_act_name(graphs[b].kinds[i]),
                                  (double)graphs[b].alphas[i]);
       if (used < description_size)
         used += (size_t)snprintf(description + used, description_size - used, "]");
@@ -403,15 +279,15 @@ int main(int argc, char **argv) {
   size_t n_models = 0;
   for (size_t i = 0; i < sizeof g_pairs / sizeof g_pairs[0]; i++)
     for (int order = 0; order < 2; order++) {
-      const body_kind a = g_pairs[i][order], b = g_pairs[i][1 - order];
+      const actx_act_kind a = g_pairs[i][order], b = g_pairs[i][1 - order];
       char label[256];
       uint8_t *bytes = NULL;
       size_t size = 0;
-      snprintf(label, sizeof label, "loops: %s, then %s", body_names[a], body_names[b]);
+      snprintf(label, sizeof label, "loops: %s, then %s", actx_act_name(a), actx_act_name(b));
       if (build_loops(a, b, &bytes, &size) == 0) check_model(bytes, size, false, label);
       else CHECK(false, "%s: model", label);
       free(bytes);
-      snprintf(label, sizeof label, "if: then %s, else %s", body_names[a], body_names[b]);
+      snprintf(label, sizeof label, "if: then %s, else %s", actx_act_name(a), actx_act_name(b));
       if (build_if(a, b, &bytes, &size) == 0) check_model(bytes, size, true, label);
       else CHECK(false, "%s: model", label);
       free(bytes);
