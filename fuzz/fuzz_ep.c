@@ -697,9 +697,10 @@ static bool outputs_agree(const fuzz_model *fm, const actx_ort_tensor *a, const 
      * function body it inlines for a float16 node it has no kernel for) as one float32 island
      * between two Casts, and a float16 node actx takes inside it adds roundings the island does
      * not have, which a later node amplifies where its output is small beside its input (GELU's
-     * negative tail). So: two nodes' worth, against max(|x|, 1); in a nested model, as many as
-     * the activations an element goes through (a chain of them, through Loops' trips). */
-    const double nodes = fm->half_steps > 2 ? fm->half_steps : 2;
+     * negative tail). So: two nodes' worth, against max(|x|, 1); in a nested model, two for
+     * each activation an element goes through (a chain of them, through Loops' trips), since
+     * each can round where the island does not and amplify what came before. */
+    const double nodes = fm->half_steps > 1 ? 2.0 * fm->half_steps : 2;
     const double bound = nodes * rtol * fmax(fabs((double)x), 1.0) + atol;
     if (isnan(x) != isnan(y) || (!isnan(x) && x != y && !(fabs((double)x - y) <= bound))) {
       *where = i;
