@@ -86,6 +86,8 @@ typedef struct actx_ep_node {
   ONNXTensorElementDataType elem_type;
   float alpha;          /* QuickGelu only */
   bool has_bias;        /* BiasGelu, FastGelu with bias: input 1 */
+  bool bias_is_scalar;  /* the bias is one element added to every x (a float16 / bfloat16 Gelu
+                           node after Add(x, constant): fusion.c) */
   int64_t elements;     /* of input 0; -1 when a dimension is symbolic or the shape unknown */
   int64_t min_elements; /* a lower bound: the product of the known dimensions (0: no shape) */
 } actx_ep_node;
@@ -109,6 +111,17 @@ OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
  * named symbolic dimension. */
 bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_tensor_meta *b,
                       size_t ib);
+
+/* Whether a node whose output has its input's shape may write y: false when the shapes of x and
+ * y are both known and differ in rank or in a fixed dimension, or when y is a graph output and
+ * only one of the two shapes is known. A model may declare a graph output's shape wrongly and ORT
+ * accepts it (a lenient merge, which can also leave the output of an If branch without a shape);
+ * but where it then pre-allocates that output (an If whose output shape is fixed), a node that
+ * writes x's shape there fails the run, while ORT's own nodes, from whose shapes it infers the
+ * allocation, do not. */
+OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_value,
+                                      const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
+                                      bool *holds);
 
 /* Elements of a fully known shape, else -1; *min_elements: the product of the known
  * dimensions (a symbolic one is at least 1), 0 without a shape. */

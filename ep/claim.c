@@ -93,6 +93,26 @@ bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_ten
   return a->dim_params[ia][0] != '\0' && strcmp(a->dim_params[ia], b->dim_params[ib]) == 0;
 }
 
+OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_value,
+                                      const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
+                                      bool *holds) {
+  *holds = true;
+  if (x->has_shape != y->has_shape) {
+    bool graph_output = false;
+    OrtStatus *st = api->ValueInfo_IsGraphOutput(y_value, &graph_output);
+    *holds = st == NULL && !graph_output;
+    return st;
+  }
+  if (!x->has_shape) return NULL;
+  if (x->rank != y->rank) {
+    *holds = false;
+    return NULL;
+  }
+  for (size_t i = 0; i < x->rank; i++)
+    if (x->dims[i] >= 0 && y->dims[i] >= 0 && x->dims[i] != y->dims[i]) *holds = false;
+  return NULL;
+}
+
 int64_t actx_ep_meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements) {
   *min_elements = 0;
   if (!m->has_shape) return -1;
@@ -234,6 +254,12 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
   }
   if (!y.is_tensor || y.elem_type != x.elem_type) {
     *reason = "output element type differs from the input's";
+    return NULL;
+  }
+  bool shape_holds = false;
+  if ((st = actx_ep_output_shape_holds(api, output, &x, &y, &shape_holds)) != NULL) return st;
+  if (!shape_holds) {
+    *reason = "the graph gives the output a shape the input's may not be";
     return NULL;
   }
 

@@ -107,11 +107,17 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
         (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
       return st != NULL ? st
                         : actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias is missing", k->name);
-    if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
-      return actx_ep_error(api, ORT_INVALID_ARGUMENT,
-                           "node '%s': bias must be 1-D with the input's last dimension", k->name);
+    if (step->node.bias_is_scalar) {
+      /* a constant initializer: its type and shape were read at claim time */
+      desc.bias_len = 1;
+    } else {
+      if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
+        return actx_ep_error(api, ORT_INVALID_ARGUMENT,
+                             "node '%s': bias must be 1-D with the input's last dimension",
+                             k->name);
+      desc.bias_len = (size_t)bdims[0];
+    }
     if ((st = api->GetTensorData(bias, &desc.bias)) != NULL) return st;
-    desc.bias_len = (size_t)bdims[0];
   }
   const ort_runner runner = {api, context};
   const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};

@@ -145,6 +145,16 @@ static OrtStatus *policy_takes_fusion(const actx_ep *ep, const actx_ep_fusion *f
       *why = "ORT alone runs these nodes unfused, so one kernel would not give its bits";
       return NULL;
     }
+    /* ORT's FastGelu, which it fuses a tanh GELU into, refuses a scalar x at run time; a
+     * session with our node must refuse it too, so the run's error is left to ORT's kernel. */
+    if (f->node.dtype == ACTX_F32 && f->family == ACTX_EP_FUSION_TANH_GELU) {
+      actx_ep_tensor_meta x;
+      if ((st = actx_ep_value_meta(ep->api, f->x, &x)) != NULL) return st;
+      if (!x.has_shape || x.rank == 0) {
+        *why = "ORT's FastGelu refuses an input of rank 0 (or unknown rank)";
+        return NULL;
+      }
+    }
   }
   if (ep->policy == ACTX_EP_POLICY_ALL) {
     *take = true;

@@ -414,6 +414,32 @@ static OrtStatus *match_sigmoid(matcher *m, const OrtValueInfo *arg, const OrtVa
   return actx_ep_node_output(m->api, mul, &f->y);
 }
 
+/* A float16 / bfloat16 Gelu node after Add(x, c), c a one-element constant that leaves x's shape
+ * as it is: ORT has no kernel for either node in float16 and computes both in one float32 island,
+ * so the sum must not be rounded to float16 (where x + c overflows, Gelu(±inf) is NaN and the
+ * island's is ±0 or x + c). Our kernel adds c in float32 as the island does. */
+static OrtStatus *match_scalar_bias(matcher *m, const OrtNode *add, const OrtValueInfo *const in[2],
+                                    const actx_ep_tensor_meta *a, const actx_ep_tensor_meta *b) {
+  actx_ep_fusion *f = m->f;
+  if (f->family != ACTX_EP_FUSION_GELU_NODE || f->node.dtype == ACTX_F32) return NULL;
+  const actx_ep_tensor_meta *meta[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    actx_ep_constant c;
+    bool ok = false;
+    OrtStatus *st = actx_ep_scalar_constant(m->api, in[i], &c, &ok);
+    if (st != NULL) return st;
+    const actx_ep_tensor_meta *x = meta[1 - i];
+    if (!ok || c.type != x->elem_type || !x->has_shape || c.rank > x->rank) continue;
+    f->bias_add = add;
+    f->bias = in[i];
+    f->x = in[1 - i];
+    f->node.bias_is_scalar = true;
+    add_node(m, add);
+    return NULL;
+  }
+  return NULL;
+}
+
 /* The Add that produces root, when one input is a 1-D bias along the other's last dimension and
  * root feeds nothing outside the fusion (ORT's BiasGeluFusion rule, which picks input 0 as the
  * bias when both are 1-D). */
@@ -441,6 +467,7 @@ static OrtStatus *match_bias(matcher *m) {
   if ((st = actx_ep_value_meta(api, in[0], &a)) != NULL ||
       (st = actx_ep_value_meta(api, in[1], &b)) != NULL)
     return st;
+  if ((st = match_scalar_bias(m, add, in, &a, &b)) != NULL || f->bias_add != NULL) return st;
   if (!a.has_shape || !b.has_shape || a.rank < 1 || b.rank < 1 ||
       !actx_ep_same_dim(&a, a.rank - 1, &b, b.rank - 1) || a.elem_type != b.elem_type)
     return NULL;
@@ -476,6 +503,12 @@ static OrtStatus *check_values(matcher *m) {
   actx_dtype dtype;
   if (!x.is_tensor || !actx_ep_elem_dtype(x.elem_type, &dtype) || !y.is_tensor ||
       y.elem_type != x.elem_type || dtype != f->node.dtype) {
+    m->failed = true;
+    return NULL;
+  }
+  bool shape_holds = false;
+  if ((st = actx_ep_output_shape_holds(m->api, f->y, &x, &y, &shape_holds)) != NULL) return st;
+  if (!shape_holds) {
     m->failed = true;
     return NULL;
   }

@@ -761,6 +761,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     stats[S_NO_MODEL]++;
     return 0;
   }
+  const char *dump = getenv("ACTX_FUZZ_EP_DUMP"); /* the model, to rerun it outside the fuzzer */
+  if (dump != NULL) {
+    FILE *f = fopen(dump, "wb");
+    if (f == NULL || fwrite(fm.bytes, 1, fm.size, f) != fm.size) FAIL("cannot write %s", dump);
+    fclose(f);
+  }
   /* input data: from a seed in the bytes, any bit pattern (NaNs, infinities, subnormals) */
   void *data[MAX_INPUTS] = {NULL};
   uint64_t seed = byte(&r) | (uint64_t)byte(&r) << 8;

@@ -17,9 +17,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "actx_ep.h"
 #include "ep_test.h"
+
+/* Where ORT saves an optimised graph: one name per process, since ctest runs this test once per
+ * host table at the same time in the same directory. */
+static char g_optimized_path[64];
 
 #define MS ACTX_MODEL_MS_DOMAIN
 
@@ -382,8 +387,8 @@ static void test_patterns(void) {
           /* ORT keeps the subgraph and fuses it (a graph with our nodes cannot be saved) */
           size_t n_nodes = 0;
           actx_ort_error err;
-          const int rc = ep_optimized_node_count(model, size, policies[p],
-                                                 "ep_policy_optimized.onnx", &n_nodes, &err);
+          const int rc = ep_optimized_node_count(model, size, policies[p], g_optimized_path,
+                                                 &n_nodes, &err);
           CHECK(rc == 0 && n_nodes == cases[i].fused_nodes,
                 "%s, %lld elements, %s: %zu nodes after ORT's optimisations %s", cases[i].label,
                 (long long)elements, label, n_nodes, rc ? err.message : "");
@@ -412,7 +417,7 @@ static void test_patterns(void) {
       }
       free(model);
     }
-  remove("ep_policy_optimized.onnx");
+  remove(g_optimized_path);
 
   /* opset 20: ORT fuses the erf GELU at level 1, before partitioning, into ai.onnx Gelu: that
    * is the node GetCapability sees, and auto (64 Ki elements) takes it. */
@@ -438,6 +443,8 @@ static void test_patterns(void) {
 }
 
 int main(int argc, char **argv) {
+  snprintf(g_optimized_path, sizeof g_optimized_path, "ep_policy_optimized_%ld.onnx",
+           (long)getpid());
   if (ep_test_init(argc, argv) != 0) return 2;
   test_table_shape();
   test_policies();
