@@ -103,7 +103,7 @@ typedef struct actx_parallel {
 } actx_parallel;
 
 /* Tensors with fewer elements than this per task are not split: below it, waking a thread
- * costs more than the work (see docs/architecture.md for the measurement). */
+ * costs more than the work (docs/ep-policy.md, "Splitting over ORT's pool"). */
 ACTX_API size_t actx_min_elements_per_task(actx_dtype dtype);
 
 /* Computes y = op(x) over n elements. par may be NULL (calling thread only). Results are the

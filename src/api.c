@@ -9,8 +9,9 @@
 #include "ort_rule.h"
 #include "pool.h"
 
-/* Below this many elements per task a split costs more than it saves: waking a thread is
- * ~5-10 us, the cheapest op (tanh) does ~16K float32 elements in that time. */
+/* Below this many elements per task a split costs more than it saves: the cheapest op (tanh)
+ * computes about this many float32 elements in the time it takes to wake a thread
+ * (docs/ep-policy.md, "Splitting over ORT's pool"). */
 #define MIN_ELEMENTS_PER_TASK 16384
 /* Task boundaries fall on multiples of this many elements (a 64-byte line for every dtype). */
 #define TASK_GRAIN 64
