@@ -139,6 +139,19 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
 /* Most consumers of one value graph.c lists; a value with more is treated as escaping. */
 #define ACTX_EP_MAX_CONSUMERS 64
 
+/* The default-domain schema versions the subgraph matchers (fusion.c, ort_fusions.c) read: those
+ * of Add / Mul / Div, Pow, Erf, and Tanh / Sigmoid; 0-terminated, for actx_ep_node_is. */
+extern const int actx_ep_binary_since[], actx_ep_pow_since[], actx_ep_erf_since[],
+    actx_ep_activation_since[];
+
+/* The constants of the GELU formulas, as the three recognisers (fusion.c, pattern.c and
+ * ort_fusions.c, which compares ORT's float32 roundings of them) look for them. */
+#define ACTX_EP_SQRT_2 1.4142135623730951
+#define ACTX_EP_SQRT_2_SHORT 1.4142099618911743 /* the √2 some BERT exporters write; ORT accepts it */
+#define ACTX_EP_SQRT_1_2 0.7071067811865476
+#define ACTX_EP_SQRT_2_OVER_PI 0.7978845608028654
+#define ACTX_EP_CUBIC_COEFF 0.044715
+
 /* "", "ai.onnx" (and NULL) all name the default ONNX domain. */
 bool actx_ep_is_onnx_domain(const char *domain);
 /* Whether node is the default-domain operator op_type, with a since-version in since (a

@@ -24,10 +24,6 @@
 
 #include "actx_ep.h"
 
-#define SQRT_2 1.4142135623730951
-#define SQRT_2_SHORT 1.4142099618911743 /* the √2 some BERT exporters write; ORT accepts it */
-#define SQRT_2_OVER_PI 0.7978845608028654
-#define CUBIC_COEFF 0.044715
 
 /* A polynomial in x of degree <= 3, the most an activation argument needs (x³). */
 #define MAX_DEGREE 3
@@ -45,10 +41,6 @@ typedef struct poly {
 /* Mul / Div nodes after Add(core, 1) until the product is 0.5·x·(...): x and 0.5 apart. */
 #define MAX_CHAIN 3
 
-static const int BINARY_SINCE[] = {7, 13, 14, 0};
-static const int POW_SINCE[] = {7, 12, 13, 15, 0};
-static const int ERF_SINCE[] = {9, 13, 0};
-static const int ACTIVATION_SINCE[] = {6, 13, 0};
 
 /* State of one match attempt. */
 typedef struct matcher {
@@ -189,10 +181,10 @@ static OrtStatus *eval_node(matcher *m, const OrtNode *node, int depth, poly *ou
   OrtStatus *st = actx_ep_node_inputs(api, node, in, 2, &n_in);
   if (st != NULL || n_in != 2 || in[0] == NULL || in[1] == NULL) return st;
   bool is_mul = false, is_add = false, is_div = false, is_pow = false;
-  if ((st = actx_ep_node_is(api, node, "Mul", BINARY_SINCE, &is_mul)) != NULL ||
-      (st = actx_ep_node_is(api, node, "Add", BINARY_SINCE, &is_add)) != NULL ||
-      (st = actx_ep_node_is(api, node, "Div", BINARY_SINCE, &is_div)) != NULL ||
-      (st = actx_ep_node_is(api, node, "Pow", POW_SINCE, &is_pow)) != NULL)
+  if ((st = actx_ep_node_is(api, node, "Mul", actx_ep_binary_since, &is_mul)) != NULL ||
+      (st = actx_ep_node_is(api, node, "Add", actx_ep_binary_since, &is_add)) != NULL ||
+      (st = actx_ep_node_is(api, node, "Div", actx_ep_binary_since, &is_div)) != NULL ||
+      (st = actx_ep_node_is(api, node, "Pow", actx_ep_pow_since, &is_pow)) != NULL)
     return st;
   if (!is_mul && !is_add && !is_div && !is_pow) return NULL;
   *expanded = true;
@@ -281,7 +273,7 @@ static OrtStatus *plus_one(matcher *m, const OrtValueInfo *value, const OrtNode 
   OrtStatus *st = actx_ep_single_consumer(m->api, value, &consumer);
   if (st != NULL || consumer == NULL) return st;
   bool is_add = false;
-  if ((st = actx_ep_node_is(m->api, consumer, "Add", BINARY_SINCE, &is_add)) != NULL || !is_add)
+  if ((st = actx_ep_node_is(m->api, consumer, "Add", actx_ep_binary_since, &is_add)) != NULL || !is_add)
     return st;
   const OrtValueInfo *other = NULL;
   if ((st = actx_ep_other_input(m->api, consumer, value, &other)) != NULL || other == NULL)
@@ -302,8 +294,8 @@ static OrtStatus *times_half_x(matcher *m, const OrtValueInfo *value) {
     const OrtNode *next = NULL;
     bool is_mul = false, is_div = false;
     OrtStatus *st = actx_ep_single_consumer(m->api, value, &next);
-    if (st == NULL) st = actx_ep_node_is(m->api, next, "Mul", BINARY_SINCE, &is_mul);
-    if (st == NULL) st = actx_ep_node_is(m->api, next, "Div", BINARY_SINCE, &is_div);
+    if (st == NULL) st = actx_ep_node_is(m->api, next, "Mul", actx_ep_binary_since, &is_mul);
+    if (st == NULL) st = actx_ep_node_is(m->api, next, "Div", actx_ep_binary_since, &is_div);
     if (st != NULL || (!is_mul && !is_div)) return st;
     const OrtValueInfo *in[2], *other = NULL;
     size_t n_in = 0;
@@ -345,9 +337,9 @@ static OrtStatus *match_gelu(matcher *m, const OrtValueInfo *arg, const OrtValue
   if (st != NULL || m->failed || f->root == NULL) return st;
   if (p.c[0] != 0 || p.c[2] != 0) return NULL;
   if (f->family == ACTX_EP_FUSION_ERF_GELU) {
-    if (p.c[3] != 0 || !(near(m, p.c[1], 1 / SQRT_2) || near(m, p.c[1], 1 / SQRT_2_SHORT)))
+    if (p.c[3] != 0 || !(near(m, p.c[1], 1 / ACTX_EP_SQRT_2) || near(m, p.c[1], 1 / ACTX_EP_SQRT_2_SHORT)))
       return NULL;
-  } else if (!near(m, p.c[1], SQRT_2_OVER_PI) || !near(m, p.c[3] / p.c[1], CUBIC_COEFF)) {
+  } else if (!near(m, p.c[1], ACTX_EP_SQRT_2_OVER_PI) || !near(m, p.c[3] / p.c[1], ACTX_EP_CUBIC_COEFF)) {
     return NULL;
   }
   const OrtNode *add = NULL;
@@ -368,8 +360,8 @@ static OrtStatus *sigmoid_alpha(matcher *m, const OrtValueInfo *arg, double *alp
   const OrtNode *node = NULL;
   bool is_mul = false, is_div = false;
   OrtStatus *st = private_producer(m, arg, &node);
-  if (st == NULL) st = actx_ep_node_is(api, node, "Mul", BINARY_SINCE, &is_mul);
-  if (st == NULL) st = actx_ep_node_is(api, node, "Div", BINARY_SINCE, &is_div);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Mul", actx_ep_binary_since, &is_mul);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Div", actx_ep_binary_since, &is_div);
   if (st != NULL) return st;
   poly p;
   if (!is_mul && !is_div) return leaf(m, arg, &p);
@@ -402,7 +394,7 @@ static OrtStatus *match_sigmoid(matcher *m, const OrtValueInfo *arg, const OrtVa
   const OrtNode *mul = NULL;
   bool is_mul = false;
   if ((st = actx_ep_single_consumer(m->api, core_out, &mul)) != NULL) return st;
-  if ((st = actx_ep_node_is(m->api, mul, "Mul", BINARY_SINCE, &is_mul)) != NULL || !is_mul)
+  if ((st = actx_ep_node_is(m->api, mul, "Mul", actx_ep_binary_since, &is_mul)) != NULL || !is_mul)
     return st;
   const OrtValueInfo *other = NULL;
   if ((st = actx_ep_other_input(m->api, mul, core_out, &other)) != NULL || other == NULL) return st;
@@ -449,7 +441,7 @@ static OrtStatus *match_bias(matcher *m) {
   const OrtNode *add = NULL;
   bool is_add = false;
   OrtStatus *st = actx_ep_value_producer(api, f->root, &add);
-  if (st == NULL) st = actx_ep_node_is(api, add, "Add", BINARY_SINCE, &is_add);
+  if (st == NULL) st = actx_ep_node_is(api, add, "Add", actx_ep_binary_since, &is_add);
   if (st != NULL || !is_add) return st;
   const OrtNode *consumers[ACTX_EP_MAX_CONSUMERS];
   size_t n = 0;
@@ -539,9 +531,9 @@ OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_
   *found = false;
   matcher m = {.api = api, .f = out};
   bool is_erf = false, is_tanh = false, is_sigmoid = false;
-  OrtStatus *st = actx_ep_node_is(api, node, "Erf", ERF_SINCE, &is_erf);
-  if (st == NULL) st = actx_ep_node_is(api, node, "Tanh", ACTIVATION_SINCE, &is_tanh);
-  if (st == NULL) st = actx_ep_node_is(api, node, "Sigmoid", ACTIVATION_SINCE, &is_sigmoid);
+  OrtStatus *st = actx_ep_node_is(api, node, "Erf", actx_ep_erf_since, &is_erf);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Tanh", actx_ep_activation_since, &is_tanh);
+  if (st == NULL) st = actx_ep_node_is(api, node, "Sigmoid", actx_ep_activation_since, &is_sigmoid);
   if (st != NULL) return st;
   if (!is_erf && !is_tanh && !is_sigmoid) {
     const char *op_type = NULL;

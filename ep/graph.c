@@ -7,6 +7,11 @@
 
 #include "actx_ep.h"
 
+const int actx_ep_binary_since[] = {7, 13, 14, 0};
+const int actx_ep_pow_since[] = {7, 12, 13, 15, 0};
+const int actx_ep_erf_since[] = {9, 13, 0};
+const int actx_ep_activation_since[] = {6, 13, 0};
+
 bool actx_ep_is_onnx_domain(const char *domain) {
   return domain == NULL || domain[0] == '\0' || strcmp(domain, "ai.onnx") == 0;
 }

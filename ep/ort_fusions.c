@@ -20,15 +20,13 @@
 /* ORT's tolerance for a fusion's constants (optimizer_utils::IsInitializerWithExpectedValue). */
 #define ORT_ATOL 1e-8
 #define ORT_RTOL 1e-5
-/* The float constants ORT's fusions compare with. */
-#define ORT_SQRT_2 1.41421356237309505f
-#define ORT_SQRT_2_SHORT 1.4142099618911743f
-#define ORT_FAST_GELU_SCALE 0.7978845834732056f
-#define ORT_FAST_GELU_CUBIC 0.044715f
+/* The float constants ORT's fusions compare with: the formulas' constants rounded to float. */
+#define ORT_SQRT_2 ((float)ACTX_EP_SQRT_2)
+#define ORT_SQRT_2_SHORT ((float)ACTX_EP_SQRT_2_SHORT)
+#define ORT_FAST_GELU_SCALE ((float)ACTX_EP_SQRT_2_OVER_PI)
+#define ORT_FAST_GELU_CUBIC ((float)ACTX_EP_CUBIC_COEFF)
 #define ORT_POW_THREE 3.0f
 
-static const int BINARY_SINCE[] = {7, 13, 14, 0};
-static const int POW_SINCE[] = {7, 12, 13, 15, 0};
 
 /* A scalar (rank 0 or [1]) constant initializer of a float type equal to want within ORT's
  * tolerance. float16 constants only occur in float16 models, which never count as fused. */
@@ -118,7 +116,7 @@ static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const Ort
   bool ok = false, same = false;
   size_t n = 0;
   OrtStatus *st = actx_ep_node_inputs(api, f->core, &arg, 1, &n);
-  if (st == NULL) st = producer_of(api, arg, "Div", BINARY_SINCE, &div);
+  if (st == NULL) st = producer_of(api, arg, "Div", actx_ep_binary_since, &div);
   if (st != NULL || div == NULL) return st;
   const OrtValueInfo *div_in[2];
   if ((st = actx_ep_node_inputs(api, div, div_in, 2, &n)) != NULL) return st;
@@ -127,14 +125,14 @@ static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const Ort
   if (!ok && (st = ort_constant_is(api, div_in[1], ORT_SQRT_2_SHORT, &ok)) != NULL) return st;
   if (!ok) return NULL;
   if ((st = output_of(api, f->core, &erf_out)) != NULL ||
-      (st = consumer_of(api, erf_out, "Add", BINARY_SINCE, &add)) != NULL || add == NULL)
+      (st = consumer_of(api, erf_out, "Add", actx_ep_binary_since, &add)) != NULL || add == NULL)
     return st;
   if ((st = takes_and_constant(api, add, erf_out, 1.0f, &ok)) != NULL || !ok) return st;
   if ((st = output_of(api, add, &sum)) != NULL ||
-      (st = consumer_of(api, sum, "Mul", BINARY_SINCE, &mul)) != NULL || mul == NULL)
+      (st = consumer_of(api, sum, "Mul", actx_ep_binary_since, &mul)) != NULL || mul == NULL)
     return st;
   if ((st = actx_ep_other_input(api, mul, sum, &other)) != NULL || other == NULL) return st;
-  if ((st = producer_of(api, other, "Mul", BINARY_SINCE, &half)) != NULL) return st;
+  if ((st = producer_of(api, other, "Mul", actx_ep_binary_since, &half)) != NULL) return st;
   if (half != NULL) { /* pattern 1: Mul(x, 0.5) feeding only the last Mul */
     const OrtNode *only = NULL;
     if ((st = actx_ep_single_consumer(api, other, &only)) != NULL || only != mul) return st;
@@ -145,7 +143,7 @@ static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const Ort
   bool x_from_mul = false;
   if ((st = producer_op_is(api, f->root, "Mul", &x_from_mul)) != NULL || x_from_mul) return st;
   if ((st = output_of(api, mul, &prod)) != NULL ||
-      (st = consumer_of(api, prod, "Mul", BINARY_SINCE, &half)) != NULL || half == NULL)
+      (st = consumer_of(api, prod, "Mul", actx_ep_binary_since, &half)) != NULL || half == NULL)
     return st;
   if ((st = takes_and_constant(api, half, prod, 0.5f, &ok)) != NULL || !ok) return st;
   return output_of(api, half, y);
@@ -163,8 +161,8 @@ static OrtStatus *fast_gelu_first(const OrtApi *api, const actx_ep_fusion *f, co
     const OrtNode *add1 = NULL, *mul2 = NULL, *mul1 = NULL, *mul4 = NULL;
     const OrtValueInfo *cubic = NULL;
     bool ok = false;
-    if ((st = producer_of(api, in[i], "Add", BINARY_SINCE, &add1)) != NULL ||
-        (st = producer_of(api, in[1 - i], "Mul", BINARY_SINCE, &mul4)) != NULL)
+    if ((st = producer_of(api, in[i], "Add", actx_ep_binary_since, &add1)) != NULL ||
+        (st = producer_of(api, in[1 - i], "Mul", actx_ep_binary_since, &mul4)) != NULL)
       return st;
     if (add1 == NULL || mul4 == NULL) continue;
     if ((st = takes_and_constant(api, mul4, f->root, ORT_FAST_GELU_SCALE, &ok)) != NULL) return st;
@@ -174,13 +172,13 @@ static OrtStatus *fast_gelu_first(const OrtApi *api, const actx_ep_fusion *f, co
     if ((st = actx_ep_node_inputs(api, add1, add_in, 2, &n)) != NULL) return st;
     for (int j = 0; j < 2 && mul2 == NULL; j++) {
       if ((st = ort_constant_is(api, add_in[1 - j], 1.0f, &ok)) != NULL) return st;
-      if (ok && (st = producer_of(api, add_in[j], "Mul", BINARY_SINCE, &mul2)) != NULL) return st;
+      if (ok && (st = producer_of(api, add_in[j], "Mul", actx_ep_binary_since, &mul2)) != NULL) return st;
     }
     if (mul2 == NULL) continue;
     /* mul2 = Mul(mul1, x), mul1 = Mul(x, 0.044715) */
     if ((st = actx_ep_other_input(api, mul2, f->root, &cubic)) != NULL) return st;
     if (cubic == NULL) continue;
-    if ((st = producer_of(api, cubic, "Mul", BINARY_SINCE, &mul1)) != NULL) return st;
+    if ((st = producer_of(api, cubic, "Mul", actx_ep_binary_since, &mul1)) != NULL) return st;
     if (mul1 == NULL) continue;
     if ((st = takes_and_constant(api, mul1, f->root, ORT_FAST_GELU_CUBIC, &ok)) != NULL) return st;
     *out = ok;
@@ -206,18 +204,18 @@ static OrtStatus *fast_gelu_second(const OrtApi *api, const actx_ep_fusion *f, c
     bool ok = false;
     if ((st = ort_constant_is(api, in[1 - i], ORT_FAST_GELU_SCALE, &ok)) != NULL) return st;
     if (!ok) continue;
-    if ((st = producer_of(api, in[i], "Add", BINARY_SINCE, &add1)) != NULL) return st;
+    if ((st = producer_of(api, in[i], "Add", actx_ep_binary_since, &add1)) != NULL) return st;
     if (add1 == NULL) continue;
     /* add1 = Add(mul1, x), mul1 = Mul(Pow(x, 3), 0.044715) */
     if ((st = actx_ep_other_input(api, add1, f->root, &scaled)) != NULL) return st;
     if (scaled == NULL) continue;
-    if ((st = producer_of(api, scaled, "Mul", BINARY_SINCE, &mul1)) != NULL) return st;
+    if ((st = producer_of(api, scaled, "Mul", actx_ep_binary_since, &mul1)) != NULL) return st;
     if (mul1 == NULL) continue;
     const OrtValueInfo *mul1_in[2];
     if ((st = actx_ep_node_inputs(api, mul1, mul1_in, 2, &n)) != NULL) return st;
     for (int j = 0; j < 2 && pow == NULL; j++) {
       if ((st = ort_constant_is(api, mul1_in[1 - j], ORT_FAST_GELU_CUBIC, &ok)) != NULL) return st;
-      if (ok && (st = producer_of(api, mul1_in[j], "Pow", POW_SINCE, &pow)) != NULL) return st;
+      if (ok && (st = producer_of(api, mul1_in[j], "Pow", actx_ep_pow_since, &pow)) != NULL) return st;
     }
     if (pow == NULL) continue;
     const OrtValueInfo *pow_in[2];
@@ -241,20 +239,20 @@ static OrtStatus *tanh_gelu(const OrtApi *api, const actx_ep_fusion *f, const Or
   size_t n = 0;
   bool ok = false;
   OrtStatus *st = actx_ep_node_inputs(api, f->core, &arg, 1, &n);
-  if (st == NULL) st = producer_of(api, arg, "Mul", BINARY_SINCE, &mul3);
+  if (st == NULL) st = producer_of(api, arg, "Mul", actx_ep_binary_since, &mul3);
   if (st != NULL || mul3 == NULL) return st;
   if ((st = fast_gelu_first(api, f, mul3, &ok)) != NULL) return st;
   if (!ok && (st = fast_gelu_second(api, f, mul3, &ok)) != NULL) return st;
   if (!ok) return NULL;
   if ((st = output_of(api, f->core, &tanh_out)) != NULL ||
-      (st = consumer_of(api, tanh_out, "Add", BINARY_SINCE, &add)) != NULL || add == NULL)
+      (st = consumer_of(api, tanh_out, "Add", actx_ep_binary_since, &add)) != NULL || add == NULL)
     return st;
   if ((st = takes_and_constant(api, add, tanh_out, 1.0f, &ok)) != NULL || !ok) return st;
   if ((st = output_of(api, add, &sum)) != NULL ||
-      (st = consumer_of(api, sum, "Mul", BINARY_SINCE, &mul5)) != NULL || mul5 == NULL)
+      (st = consumer_of(api, sum, "Mul", actx_ep_binary_since, &mul5)) != NULL || mul5 == NULL)
     return st;
   if ((st = actx_ep_other_input(api, mul5, sum, &other)) != NULL || other == NULL) return st;
-  if ((st = producer_of(api, other, "Mul", BINARY_SINCE, &mul6)) != NULL || mul6 == NULL) return st;
+  if ((st = producer_of(api, other, "Mul", actx_ep_binary_since, &mul6)) != NULL || mul6 == NULL) return st;
   bool graph_output = false;
   if ((st = api->ValueInfo_IsGraphOutput(other, &graph_output)) != NULL || graph_output) return st;
   if ((st = takes_and_constant(api, mul6, f->root, 0.5f, &ok)) != NULL || !ok) return st;
@@ -277,7 +275,7 @@ static OrtStatus *quick_gelu(const OrtApi *api, const actx_ep_fusion *f, const O
   if (st != NULL) return st;
   if (!same) {
     const OrtNode *scale = NULL;
-    if ((st = producer_of(api, arg, "Mul", BINARY_SINCE, &scale)) != NULL || scale == NULL)
+    if ((st = producer_of(api, arg, "Mul", actx_ep_binary_since, &scale)) != NULL || scale == NULL)
       return st;
     const OrtValueInfo *in[2];
     if ((st = actx_ep_node_inputs(api, scale, in, 2, &n)) != NULL) return st;
@@ -297,7 +295,7 @@ static OrtStatus *quick_gelu(const OrtApi *api, const actx_ep_fusion *f, const O
       return st;
   }
   if ((st = output_of(api, f->core, &sig_out)) != NULL ||
-      (st = consumer_of(api, sig_out, "Mul", BINARY_SINCE, &mul)) != NULL || mul == NULL)
+      (st = consumer_of(api, sig_out, "Mul", actx_ep_binary_since, &mul)) != NULL || mul == NULL)
     return st;
   if ((st = takes_both(api, mul, sig_out, f->root, &same)) != NULL || !same) return st;
   return output_of(api, mul, y);

@@ -25,9 +25,6 @@
  * bfloat16 constant is further off by its own rounding (float16 √2 by 1.1e-4). */
 #define CONSTANT_TOLERANCE 1e-4
 #define HALF_CONSTANT_TOLERANCE 1e-2
-#define SQRT_2 1.4142135623730951
-#define SQRT_2_SHORT 1.4142099618911743 /* the value some exporters write */
-#define SQRT_1_2 0.7071067811865476
 
 /* A one-element constant initializer (of any rank); *ok false if value is not one. */
 static OrtStatus *scalar_constant(const OrtApi *api, const OrtValueInfo *value,
@@ -99,11 +96,11 @@ static OrtStatus *erf_in_gelu(const OrtApi *api, const node_edges *e, bool *out)
   bool ok = false;
   if (is_op(api, e->producer, "Div", &st)) {
     if ((st = scalar_constant(api, in[1], &c, &ok)) != NULL) return st;
-    scaled = ok && (near(&c, SQRT_2) || near(&c, SQRT_2_SHORT));
+    scaled = ok && (near(&c, ACTX_EP_SQRT_2) || near(&c, ACTX_EP_SQRT_2_SHORT));
   } else if (st == NULL && is_op(api, e->producer, "Mul", &st)) {
     for (int i = 0; i < 2 && !scaled; i++) {
       if ((st = scalar_constant(api, in[i], &c, &ok)) != NULL) return st;
-      scaled = ok && near(&c, SQRT_1_2);
+      scaled = ok && near(&c, ACTX_EP_SQRT_1_2);
     }
   }
   if (st != NULL || !scaled) return st;
