@@ -240,6 +240,80 @@ static void test_half_types_and_int64(int32_t elem_type) {
   free(model);
 }
 
+/* A float16 model and its float32 twin (model_widen.c): y = Cast16(Tanh(x·c + k)) inside an If,
+ * c an initializer of the main graph, k one of each branch. The twin must take and give float32, and compute what the
+ * float16 model's nodes compute without rounding between them: tanh(x·c + k) in float32. */
+static void test_widen_half(void) {
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 0);
+  const int64_t dims[1] = {4};
+  actx_model_add_input(m, "x", ACTX_ELEM_FLOAT16, 1, dims, NULL);
+  actx_model_add_input(m, "cond", ACTX_ELEM_BOOL, 0, NULL, NULL);
+  actx_model_add_output(m, "y", ACTX_ELEM_FLOAT16, 1, dims, NULL);
+  const uint16_t c = 0x3e66; /* 1.599609375 */
+  actx_model_add_initializer(m, "c", ACTX_ELEM_FLOAT16, 0, NULL, &c);
+  const char *cond = "cond", *y = "y";
+  actx_model_node *iff = actx_model_add_node(m, "If", "", 1, &cond, 1, &y);
+  for (int b = 0; b < 2; b++) {
+    actx_model *g = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 0);
+    actx_model_add_output(g, "v", ACTX_ELEM_FLOAT16, 1, dims, NULL);
+    const char *mul_in[2] = {"x", "c"}, *t = "t", *u = "u", *w = "w", *v = "v";
+    const char *add_in[2] = {"t", "k"};
+    actx_model_add_node(g, "Mul", "", 2, mul_in, 1, &t);
+    const uint16_t k = b ? 0x3400 : 0xb400; /* ±0.25 */
+    actx_model_add_initializer(g, "k", ACTX_ELEM_FLOAT16, 0, NULL, &k);
+    actx_model_add_node(g, "Add", "", 2, add_in, 1, &u);
+    actx_model_add_node(g, "Tanh", "", 1, &u, 1, &w);
+    actx_model_node *cast = actx_model_add_node(g, "Cast", "", 1, &w, 1, &v);
+    actx_model_node_attr_int(cast, "to", ACTX_ELEM_FLOAT16);
+    actx_model_node_attr_graph(iff, b ? "then_branch" : "else_branch", g);
+  }
+  uint8_t *model = NULL, *twin = NULL;
+  size_t size = 0, twin_size = 0;
+  char msg[256] = "";
+  CHECK(actx_model_serialize(m, &model, &size) == 0, "%s", actx_model_error(m));
+  actx_model_free(m);
+  CHECK(model != NULL && actx_model_widen_half(model, size, &twin, &twin_size, msg, sizeof msg) == 0,
+        "widen: %s", msg);
+  actx_model_info info;
+  CHECK(twin != NULL && actx_model_info_parse(twin, twin_size, &info, msg, sizeof msg) == 0, "%s",
+        msg);
+  if (twin != NULL) {
+    CHECK(info.n_inputs == 2 && info.inputs[0].elem_type == ACTX_ELEM_FLOAT &&
+              info.outputs[0].elem_type == ACTX_ELEM_FLOAT,
+          "twin's input / output types %d / %d", info.inputs[0].elem_type,
+          info.outputs[0].elem_type);
+    actx_model_info_free(&info);
+  }
+  actx_ort_session *s = NULL;
+  actx_ort_error err = {0};
+  CHECK(twin != NULL && actx_ort_session_create(twin, twin_size, NULL, &s, &err) == 0, "twin: %s",
+        err.message);
+  const float x[4] = {-2.5f, -0.0f, 0.375f, 1e-5f}; /* each a float16 value */
+  for (int b = 0; s != NULL && b < 2; b++) {
+    const uint8_t cv = (uint8_t)b;
+    const actx_ort_tensor in[2] = {
+        {.elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1, .dims = {4}, .data = (void *)x},
+        {.elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL, .data = (void *)&cv}};
+    actx_ort_tensor *out = NULL;
+    size_t n_out = 0;
+    CHECK(actx_ort_run(s, 2, in, &out, &n_out, &err) == 0, "%s", err.message);
+    for (int i = 0; out != NULL && i < 4; i++) {
+      const float want = tanhf(x[i] * 1.599609375f + (b ? 0.25f : -0.25f));
+      const float got = ((const float *)out[0].data)[i];
+      CHECK(out[0].elem_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && fabsf(got - want) <= 1e-6f,
+            "twin, branch %d, x %g: %.9g, want %.9g", b, x[i], got, want);
+    }
+    actx_ort_tensors_free(out, n_out);
+  }
+  actx_ort_session_free(s);
+  free(twin);
+  const uint8_t garbage[3] = {0xff, 0xff, 0xff};
+  CHECK(actx_model_widen_half(garbage, sizeof garbage, &twin, &twin_size, msg, sizeof msg) != 0 &&
+            twin == NULL,
+        "garbage widened");
+  free(model);
+}
+
 static void test_errors(void) {
   actx_ort_error err = {0};
   /* A missing EP library: ORT's error, code and path in the message. */
@@ -347,6 +421,7 @@ int main(int argc, char **argv) {
   test_session_run();
   test_half_types_and_int64(ACTX_ELEM_FLOAT16);
   test_half_types_and_int64(ACTX_ELEM_BFLOAT16);
+  test_widen_half();
   test_errors();
   if (argc >= 3)
     test_ep_library(argv[1], argv[2]);

@@ -162,6 +162,15 @@ int actx_model_info_parse(const uint8_t *bytes, size_t size, actx_model_info *ou
                           size_t err_size);
 void actx_model_info_free(actx_model_info *info);
 
+/* ---- The float32 twin of a float16 model (model_widen.c) ---------------------------------- */
+
+/* Writes to *out (malloc'ed) the model with every float16 turned into a float32 of the same
+ * value: initializers, tensor attributes, graph inputs / outputs / value_info, Cast targets,
+ * subgraphs and functions. Feed it the float16 inputs widened; its outputs are float32. Models
+ * with external or sparse float16 data are refused. 0, or -1 with a message. */
+int actx_model_widen_half(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size,
+                          char *err, size_t err_size);
+
 #ifdef __cplusplus
 }
 #endif
