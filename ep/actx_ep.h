@@ -14,6 +14,7 @@
  *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
  *   policy.c   the `auto` table: where we are measured faster than ORT
  *   compute.c  OrtNodeComputeInfo: running a compiled node's claims, one actx_compute() each
+ *   status.c   the EP's error statuses and log lines
  */
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
@@ -113,8 +114,8 @@ bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_ten
                       size_t ib);
 
 /* Whether a node whose output has its input's shape may write y: false when the shapes of x and
- * y are both known and differ in rank or in a fixed dimension, or when y is a graph output and
- * only one of the two shapes is known. A model may declare a graph output's shape wrongly and ORT
+ * y are both known and differ in rank or in a fixed dimension, or when y is an output of a
+ * subgraph (an If branch, a Loop body) and only one of the two shapes is known. A model may declare a graph output's shape wrongly and ORT
  * accepts it (a lenient merge, which can also leave the output of an If branch without a shape);
  * but where it then pre-allocates that output (an If whose output shape is fixed), a node that
  * writes x's shape there fails the run, while ORT's own nodes, from whose shapes it infers the
@@ -188,6 +189,10 @@ typedef struct actx_ep_constant {
   size_t rank; /* its dims are all 1; rank 0 or 1 is what ORT's fusions call a scalar */
 } actx_ep_constant;
 
+/* An int attribute of node; *found false when the node does not set it (or it is not an int). */
+OrtStatus *actx_ep_int_attr(const OrtApi *api, const OrtNode *node, const char *name,
+                            int64_t *value, bool *found);
+
 /* The value of a constant initializer holding one element of a float or integer type; *ok false
  * for anything else (a graph input, a larger tensor, ...). */
 OrtStatus *actx_ep_scalar_constant(const OrtApi *api, const OrtValueInfo *value,
@@ -205,6 +210,7 @@ typedef enum actx_ep_fusion_family {
   ACTX_EP_FUSION_TANH_GELU, /* 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) */
   ACTX_EP_FUSION_SIGMOID,   /* x·sigmoid(α·x): SiLU (α = 1) and QuickGelu */
   ACTX_EP_FUSION_GELU_NODE, /* a Gelu / FastGelu node after a bias Add */
+  ACTX_EP_FUSION_HALF_CASTS, /* Cast(float → float16) → Erf / Tanh / Sigmoid → Cast(→ float) */
 } actx_ep_fusion_family;
 
 /* A subgraph we compute as one activation: y = op(x [+ bias]). */
@@ -331,7 +337,7 @@ OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
                           const actx_ep_options *options, OrtEp **out);
 void actx_ep_release(OrtEp *ep);
 
-/* ---- shared helpers ------------------------------------------------------------------------ */
+/* ---- status.c ------------------------------------------------------------------------------ */
 
 /* An ORT status with a printf-style message prefixed "actx EP: ". */
 OrtStatus *actx_ep_error(const OrtApi *api, OrtErrorCode code, const char *fmt, ...)

@@ -97,11 +97,18 @@ OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_v
                                       const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
                                       bool *holds) {
   *holds = true;
-  if (x->has_shape != y->has_shape) {
+  if (x->has_shape != y->has_shape) { /* only in a subgraph, whose outputs ORT may pre-allocate */
     bool graph_output = false;
+    const OrtNode *producer = NULL, *parent = NULL;
+    const OrtGraph *graph = NULL;
     OrtStatus *st = api->ValueInfo_IsGraphOutput(y_value, &graph_output);
-    *holds = st == NULL && !graph_output;
-    return st;
+    if (st != NULL || !graph_output) return st;
+    if ((st = actx_ep_value_producer(api, y_value, &producer)) != NULL || producer == NULL)
+      return st;
+    if ((st = api->Node_GetGraph(producer, &graph)) != NULL || graph == NULL) return st;
+    if ((st = api->Graph_GetParentNode(graph, &parent)) != NULL) return st;
+    *holds = parent == NULL;
+    return NULL;
   }
   if (!x->has_shape) return NULL;
   if (x->rank != y->rank) {

@@ -25,7 +25,6 @@
  * opset >= 20 models ORT's GeluFusion also runs at level 1, and we see the fused ai.onnx Gelu.
  * pattern.c keeps `auto` from taking lone nodes whose claim would stop a level-2 fusion, and
  * ort_fusions.c tells which subgraphs ORT would have fused into the same bits. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,35 +52,6 @@ typedef struct actx_ep {
   group_record *records;
   size_t n_records, records_capacity;
 } actx_ep;
-
-OrtStatus *actx_ep_error(const OrtApi *api, OrtErrorCode code, const char *fmt, ...) {
-  char msg[512];
-  int len = snprintf(msg, sizeof msg, "actx EP: ");
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg + len, sizeof msg - (size_t)len, fmt, ap);
-  va_end(ap);
-  return api->CreateStatus(code, msg);
-}
-
-void actx_ep_log(const OrtApi *api, const OrtLogger *logger, OrtLoggingLevel level, const char *fmt,
-                 ...) {
-  if (logger == NULL) return;
-  OrtLoggingLevel current = ORT_LOGGING_LEVEL_FATAL;
-  OrtStatus *st = api->Logger_GetLoggingSeverityLevel(logger, &current);
-  if (st != NULL) {
-    api->ReleaseStatus(st);
-    return;
-  }
-  if (level < current) return; /* skip the formatting */
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  st = api->Logger_LogMessage(logger, level, msg, __FILE__, __LINE__, "actx_ep");
-  if (st != NULL) api->ReleaseStatus(st);
-}
 
 static const char *ep_get_name(const OrtEp *self) {
   (void)self;
@@ -112,6 +82,20 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
   if (in_pattern) {
     *why = "part of a subgraph ORT fuses itself";
     return NULL;
+  }
+  /* A float16 Erf / Tanh / Sigmoid between a Cast from float32 and one back: ORT computes it in
+   * float32 (fusion.c, match_half_casts), where alone we would round its input and output to
+   * float16. The three were offered as one float32 claim first; if the policy left that to ORT,
+   * the node stays ORT's too. */
+  if (info->dtype == ACTX_F16 && (info->kind == ACTX_EP_ERF || info->kind == ACTX_EP_TANH ||
+                                  info->kind == ACTX_EP_SIGMOID)) {
+    actx_ep_fusion f;
+    bool found = false;
+    if ((st = actx_ep_match_fusion(ep->api, node, &f, &found)) != NULL) return st;
+    if (found && f.family == ACTX_EP_FUSION_HALF_CASTS) {
+      *why = "ORT computes it in float32 between its Casts";
+      return NULL;
+    }
   }
   if (ep->policy == ACTX_EP_POLICY_ALL) {
     *take = true;

@@ -481,8 +481,67 @@ static actx_ep_kind fused_kind(const actx_ep_fusion *f) {
     case ACTX_EP_FUSION_SIGMOID: return f->node.alpha == 1 ? ACTX_EP_SILU : ACTX_EP_QUICK_GELU;
     case ACTX_EP_FUSION_GELU_NODE:
       return f->node.op == ACTX_OP_GELU_TANH ? ACTX_EP_FAST_GELU_BIAS : ACTX_EP_BIAS_GELU;
+    case ACTX_EP_FUSION_HALF_CASTS:
+      return f->node.op == ACTX_OP_ERF ? ACTX_EP_ERF
+             : f->node.op == ACTX_OP_TANH ? ACTX_EP_TANH
+                                          : ACTX_EP_SIGMOID;
   }
   return ACTX_EP_MS_GELU;
+}
+
+/* Whether value (not a graph output) feeds node and nothing else. */
+static OrtStatus *feeds_only(const OrtApi *api, const OrtValueInfo *value, const OrtNode *node,
+                             bool *out) {
+  const OrtNode *only = NULL;
+  OrtStatus *st = actx_ep_single_consumer(api, value, &only);
+  *out = st == NULL && only != NULL && only == node;
+  return st;
+}
+
+/* value's producer when it is a Cast to `to`; else NULL. */
+static OrtStatus *cast_to(const OrtApi *api, const OrtNode *node, int64_t to, bool *out) {
+  *out = false;
+  bool is_cast = false, found = false;
+  int64_t target = 0;
+  OrtStatus *st = actx_ep_node_is(api, node, "Cast", NULL, &is_cast);
+  if (st == NULL && is_cast) st = actx_ep_int_attr(api, node, "to", &target, &found);
+  *out = st == NULL && is_cast && found && target == to;
+  return st;
+}
+
+/* Cast(x: float → float16) → core → Cast(→ float), each value feeding only the next node. ORT
+ * has no float16 kernel for Erf, Tanh or Sigmoid and runs the core in float32 between Casts it
+ * inserts; its RemoveDuplicateCastTransformer then drops those and the model's two Casts too (an
+ * inserted Cast does not count as a loss of precision), so ORT alone computes the float32
+ * activation of x, which is our float32 kernel's result to the bit. Taking the core alone instead
+ * would round its input and output to float16. */
+static OrtStatus *match_half_casts(matcher *m, const OrtValueInfo *arg, const OrtValueInfo *core_out) {
+  const OrtApi *api = m->api;
+  actx_ep_fusion *f = m->f;
+  const OrtNode *in_cast = NULL, *out_cast = NULL;
+  bool ok = false;
+  OrtStatus *st = actx_ep_value_producer(api, arg, &in_cast);
+  if (st == NULL) st = cast_to(api, in_cast, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, &ok);
+  if (st != NULL || !ok) return st;
+  if ((st = feeds_only(api, arg, f->core, &ok)) != NULL || !ok) return st;
+  if ((st = actx_ep_single_consumer(api, core_out, &out_cast)) != NULL || out_cast == NULL)
+    return st;
+  if ((st = cast_to(api, out_cast, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &ok)) != NULL || !ok)
+    return st;
+  const OrtValueInfo *x = NULL, *y = NULL;
+  size_t n = 0;
+  if ((st = actx_ep_node_inputs(api, in_cast, &x, 1, &n)) != NULL || n != 1 || x == NULL) return st;
+  if ((st = actx_ep_node_output(api, out_cast, &y)) != NULL || y == NULL) return st;
+  actx_ep_tensor_meta x_meta;
+  if ((st = actx_ep_value_meta(api, x, &x_meta)) != NULL) return st;
+  if (!x_meta.is_tensor || x_meta.elem_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return NULL;
+  f->family = ACTX_EP_FUSION_HALF_CASTS;
+  f->node.dtype = ACTX_F32;
+  f->root = x;
+  f->y = y;
+  add_node(m, in_cast);
+  add_node(m, out_cast);
+  return NULL;
 }
 
 /* Element types, shapes and the size the policy needs, from x and y. */
@@ -521,6 +580,7 @@ const char *actx_ep_fusion_name(const actx_ep_fusion *f) {
     case ACTX_EP_FUSION_TANH_GELU: return bias ? "bias + tanh GELU" : "tanh GELU";
     case ACTX_EP_FUSION_SIGMOID: return f->node.alpha == 1 ? "SiLU" : "QuickGelu";
     case ACTX_EP_FUSION_GELU_NODE: return "bias + Gelu node";
+    case ACTX_EP_FUSION_HALF_CASTS: return "float16 activation between Casts";
   }
   return "activation";
 }
@@ -553,6 +613,22 @@ OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_
   m.tolerance = dtype_tolerance(out->node.dtype);
   out->core = node;
 
+  if (out->node.dtype == ACTX_F16 && (is_erf || is_tanh || is_sigmoid)) {
+    out->node.op = is_erf ? ACTX_OP_ERF : is_tanh ? ACTX_OP_TANH : ACTX_OP_SIGMOID;
+    add_node(&m, node);
+    if ((st = match_half_casts(&m, arg, core_out)) != NULL) return st;
+    if (out->family == ACTX_EP_FUSION_HALF_CASTS) {
+      out->x = out->root;
+      if (m.failed || (st = check_values(&m)) != NULL || m.failed) return st;
+      out->node.kind = fused_kind(out);
+      *found = true;
+      return NULL;
+    }
+    memset(out, 0, sizeof *out); /* not between Casts: the subgraphs below, as for float32 */
+    out->node.dtype = ACTX_F16;
+    out->core = node;
+    m = (matcher){.api = api, .f = out, .tolerance = m.tolerance};
+  }
   if (is_erf || is_tanh) {
     out->family = is_erf ? ACTX_EP_FUSION_ERF_GELU : ACTX_EP_FUSION_TANH_GELU;
     out->node.op = is_erf ? ACTX_OP_GELU : ACTX_OP_GELU_TANH;

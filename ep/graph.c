@@ -199,3 +199,22 @@ OrtStatus *actx_ep_scalar_constant(const OrtApi *api, const OrtValueInfo *value,
   *ok = true;
   return NULL;
 }
+
+OrtStatus *actx_ep_int_attr(const OrtApi *api, const OrtNode *node, const char *name,
+                            int64_t *value, bool *found) {
+  *found = false;
+  const OrtOpAttr *attr = NULL;
+  OrtStatus *st = api->Node_GetAttributeByName(node, name, &attr);
+  if (st != NULL) {
+    if (api->GetErrorCode(st) != ORT_NOT_FOUND) return st;
+    api->ReleaseStatus(st);
+    return NULL;
+  }
+  OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
+  if (attr == NULL || (st = api->OpAttr_GetType(attr, &type)) != NULL || type != ORT_OP_ATTR_INT)
+    return st;
+  size_t len = 0;
+  if ((st = api->ReadOpAttr(attr, ORT_OP_ATTR_INT, value, sizeof *value, &len)) != NULL) return st;
+  *found = true;
+  return NULL;
+}

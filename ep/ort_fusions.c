@@ -313,6 +313,8 @@ OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *f, bool *o
     case ACTX_EP_FUSION_TANH_GELU: st = tanh_gelu(api, f, &y); break;
     case ACTX_EP_FUSION_SIGMOID: st = quick_gelu(api, f, &y); break;
     case ACTX_EP_FUSION_GELU_NODE: y = f->y; break; /* the Gelu node is ORT's already */
+    /* ORT drops the Casts and runs its float32 kernel on x (fusion.c, match_half_casts) */
+    case ACTX_EP_FUSION_HALF_CASTS: y = f->y; break;
   }
   if (st != NULL || y == NULL) return st;
   return actx_ep_same_value(api, y, f->y, out);
