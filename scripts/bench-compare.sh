@@ -280,11 +280,14 @@ run_suite() {
   case "$suite" in
     kernels) "$bin" bench kernels "$@" --out "$dir" > "$dir/stdout" 2> "$dir/stderr" || rc=$? ;;
     ab)
-      # only ab.csv's Run() times are compared: the session-creation section, where the tool
-      # has one, would add seconds to every round
+      # only ab.csv's Run() times are compared: the session-creation and real-model sections,
+      # where the tool has them, would add seconds to minutes to every round
       local skip=()
       if "$bin" ab --help | grep -q -- --no-creation; then
         skip=(--no-creation)
+      fi
+      if "$bin" ab --help | grep -q -- --no-models; then
+        skip+=(--no-models)
       fi
       "$bin" ab "$@" "${skip[@]}" --out "$dir" > "$dir/stdout" 2> "$dir/stderr" || rc=$? ;;
   esac

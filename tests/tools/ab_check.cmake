@@ -38,7 +38,7 @@ endfunction()
 execute_process(
   COMMAND ${ACTX} ab --ops Tanh --dtypes f32 --sizes 16384 --threads 1 --reps 3 --warmup 1
           --batch-ms 0.2 --creation-nodes 10,30 --creation-reps 2 --peer self=${EP}
-          --peer-option self:policy=all --no-chart --out ${OUT}
+          --peer-option self:policy=all --no-chart --no-models --out ${OUT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 set(output "${output}${errors}")
 if(NOT rc EQUAL 0)
@@ -108,4 +108,17 @@ foreach(case "self|expected NAME=PATH" "x=${OUT}/missing.so|No such file"
   endif()
   expect_in("${output}" "${message}" "the error for --peer ${arg}")
 endforeach()
-message(STATUS "actx ab: report, CSV columns, creation section and peer errors as expected")
+# The real-model section's options: exclusive ones, and a model the manifest does not list.
+foreach(case "--no-models;--models-only|exclude" "--models-only;--creation-only|--models-only"
+        "--models-check;--models;no-such-model|not in")
+  string(REPLACE "|" ";" case "${case}")
+  list(POP_BACK case message)
+  execute_process(COMMAND ${ACTX} ab ${case} --out ${OUT}/bad
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT rc EQUAL 2)
+    fail("${case}: exit ${rc}, not 2")
+  endif()
+  expect_in("${output}" "${message}" "the error for ${case}")
+endforeach()
+message(STATUS "actx ab: report, CSV columns, creation section, peer and model option errors as "
+               "expected")

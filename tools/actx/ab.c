@@ -22,7 +22,8 @@
  * column group of its own. A peer that fails in a cell fails only there.
  *
  * Before the cells, the session-creation section (ab_creation.h) times creating sessions of
- * chains of claimable nodes, reported apart from the Run() table. */
+ * chains of claimable nodes, reported apart from the Run() table; after them, the real-model
+ * section (ab_models.h) runs the models of models/manifest.txt. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "ab_cases.h"
 #include "ab_creation.h"
 #include "ab_eps.h"
+#include "ab_models.h"
 #include "actx.h"
 #include "chart.h"
 #include "cli.h"
@@ -104,6 +106,9 @@ typedef struct ab_options {
   const char *peer_options[MAX_PEER_OPTIONS];
   size_t n_peer_options;
   bool no_creation, creation_only;
+  bool no_models, models_only, models_check;
+  const char *model_names; /* --models: a subset of the manifest */
+  const char *models_manifest;
   long creation_nodes[ACTX_AB_CREATION_MAX_SIZES];
   size_t n_creation_nodes;
   long creation_reps;
@@ -162,7 +167,8 @@ static void usage(FILE *out) {
           "Times ORT alone against ORT with the actx EP, in one process, arms interleaved.\n"
           "Without MODEL, measures every op actx serves x dtype x size; with MODEL files,\n"
           "measures those (inputs random unless --in gives files). First, without MODEL,\n"
-          "the time to create sessions of chains of 100 to 3000 claimable nodes.\n"
+          "the time to create sessions of chains of 100 to 3000 claimable nodes; last, the\n"
+          "real models of the manifest (claims, outputs, ORT/actx, the null control).\n"
           "\n"
           "  --quick               a subset that takes about a minute\n"
           "  --ops LIST            case names, comma-separated (default: all; see --list)\n"
@@ -187,7 +193,15 @@ static void usage(FILE *out) {
           "  --creation-only       only the session-creation section\n"
           "  --creation-nodes LIST node counts of its chains (default 100,1000,3000)\n"
           "  --creation-reps N     sessions created per arm and size (default %d; --quick %d)\n"
-          "  --out DIR             where ab.csv, ab-creation.csv, ab.txt and ab.png go\n"
+          "  --no-models           skip the real-model section (the models of the manifest,\n"
+          "                        fetched by `make models`)\n"
+          "  --models-only         only the real-model section\n"
+          "  --models LIST         only these models of the manifest, comma-separated\n"
+          "  --models-check        only check each model (claims, outputs) against the\n"
+          "                        manifest, untimed; exit 1 on a mismatch\n"
+          "  --models-manifest FILE  the manifest (default %s)\n"
+          "  --out DIR             where ab.csv, ab-creation.csv, ab-models.csv, ab.txt and\n"
+          "                        ab.png go\n"
           "                        (default %s)\n"
           "  --seed N              seed of the random inputs (default %u)\n"
           "  --in NAME=FILE        a model input from a file (.pb TensorProto or raw)\n"
@@ -197,7 +211,8 @@ static void usage(FILE *out) {
           "  --list                print the case names and exit\n"
           "  --verbose             keep ORT's warnings\n",
           DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_BATCH_MS, ACTX_AB_MAX_PEERS,
-          DEFAULT_CREATION_REPS, QUICK_CREATION_REPS, ACTX_DEFAULT_RESULTS_DIR, DEFAULT_SEED);
+          DEFAULT_CREATION_REPS, QUICK_CREATION_REPS, ACTX_MODELS_MANIFEST,
+          ACTX_DEFAULT_RESULTS_DIR, DEFAULT_SEED);
 }
 
 static void list_cases(void) {
@@ -218,6 +233,7 @@ static int parse_options(int argc, char **argv, ab_options *o) {
   o->out_dir = ACTX_DEFAULT_RESULTS_DIR;
   o->seed = DEFAULT_SEED;
   o->creation_reps = -1;
+  o->models_manifest = ACTX_MODELS_MANIFEST;
   bool bad = false;
   for (int i = 1; i < argc && !bad; i++) {
     const char *v = NULL;
@@ -244,6 +260,16 @@ static int parse_options(int argc, char **argv, ab_options *o) {
       o->no_creation = true;
     } else if (strcmp(a, "--creation-only") == 0) {
       o->creation_only = true;
+    } else if (strcmp(a, "--no-models") == 0) {
+      o->no_models = true;
+    } else if (strcmp(a, "--models-only") == 0) {
+      o->models_only = true;
+    } else if (strcmp(a, "--models-check") == 0) {
+      o->models_only = o->models_check = true;
+    } else if (actx_arg_value(argc, argv, &i, "--models", &v, &bad, CMD)) {
+      o->model_names = v;
+    } else if (actx_arg_value(argc, argv, &i, "--models-manifest", &v, &bad, CMD)) {
+      o->models_manifest = v;
     } else if (actx_arg_value(argc, argv, &i, "--creation-nodes", &v, &bad, CMD)) {
       bad = bad || actx_parse_long_list(CMD, "--creation-nodes", v, 1, 100000, o->creation_nodes,
                                         ACTX_AB_CREATION_MAX_SIZES, &o->n_creation_nodes) != 0;
@@ -331,6 +357,16 @@ static int parse_options(int argc, char **argv, ab_options *o) {
   }
   if (!bad && o->no_creation && o->creation_only) {
     fprintf(stderr, "actx %s: --no-creation and --creation-only exclude each other\n", CMD);
+    bad = true;
+  }
+  if (!bad && o->no_models && (o->models_only || o->model_names != NULL)) {
+    fprintf(stderr, "actx %s: --no-models excludes --models, --models-only and --models-check\n",
+            CMD);
+    bad = true;
+  }
+  if (!bad && o->models_only && (o->creation_only || o->n_models > 0)) {
+    fprintf(stderr, "actx %s: --models-only runs the manifest's models alone: not with "
+                    "--creation-only or MODEL files\n", CMD);
     bad = true;
   }
   if (!bad && o->creation_only && o->n_models > 0) {
@@ -1082,7 +1118,7 @@ static void print_header(FILE *out, const ab_options *o, const char *started, co
   fprintf(out, "%s; %ld cores online; libactx ISA %s, ORT rule %s; started %s, load average %s\n",
           cpu, sysconf(_SC_NPROCESSORS_ONLN), actx_isa_name(actx_get_isa()),
           actx_ort_rule_name(actx_get_ort_rule()), started, load);
-  if (!o->creation_only)
+  if (!o->creation_only && !o->models_only)
     fprintf(out, "Run() time per call in microseconds: median and p10-p90 of %ld reps (each a "
                  "batch of ~%.1f ms), after %ld warm-up reps; arms interleaved, order "
                  "alternating; policy %s; seed %llu; intra-op threads %s between runs\n",
@@ -1275,7 +1311,7 @@ static int run_model_files(const ab_options *o, results *r, progress *p) {
 }
 
 static size_t count_cells(const ab_options *o) {
-  if (o->creation_only)
+  if (o->creation_only || o->models_only)
     return 0;
   if (o->n_models > 0)
     return o->n_models * o->n_threads;
@@ -1321,7 +1357,7 @@ int actx_cmd_ab(int argc, char **argv) {
   const bool tty = isatty(STDERR_FILENO) != 0;
 
   actx_ab_creation *creation = NULL;
-  if (!o.no_creation && o.n_models == 0) {
+  if (!o.no_creation && o.n_models == 0 && !o.models_only) {
     const actx_ab_creation_config config = {
         .nodes = o.creation_nodes, .n_sizes = o.n_creation_nodes, .reps = o.creation_reps,
         .actx_path = o.ep_lib, .peers = o.peers, .n_peers = o.n_peers, .tty = tty};
@@ -1335,7 +1371,8 @@ int actx_cmd_ab(int argc, char **argv) {
   results r = {0};
   progress p = {.total = count_cells(&o), .tty = tty, .started_ns = actx_now_ns()};
   int rc = ACTX_EXIT_OK;
-  if (!o.creation_only)
+  const bool run_table = !o.creation_only && !o.models_only;
+  if (run_table)
     rc = o.n_models > 0 ? run_model_files(&o, &r, &p)
                         : (run_builtin_cases(&o, &r, &p) == 0 ? ACTX_EXIT_OK : ACTX_EXIT_FAILURE);
   progress_end(&p);
@@ -1344,16 +1381,33 @@ int actx_cmd_ab(int argc, char **argv) {
     actx_ab_creation_free(creation);
     return rc;
   }
+  actx_ab_models *models = NULL;
+  if (!o.no_models && o.n_models == 0 && !o.creation_only) {
+    const actx_ab_models_config config = {
+        .manifest = o.models_manifest, .only = o.model_names, .actx_path = o.ep_lib,
+        .threads = o.threads, .n_threads = o.n_threads, .null_control = o.null_control,
+        .spin = o.spin, .quick = o.quick, .check_only = o.models_check, .tty = tty,
+        .seed = o.seed};
+    models = actx_ab_models_run(&config, err, sizeof err);
+    if (models == NULL) {
+      fprintf(stderr, "actx %s: %s\n", CMD, err);
+      free(r.cells);
+      actx_ab_creation_free(creation);
+      return o.models_only ? ACTX_EXIT_USAGE : ACTX_EXIT_FAILURE;
+    }
+  }
   load_average(load_after, sizeof load_after);
   double seconds = (actx_now_ns() - p.started_ns) / 1e9;
 
-  char csv_path[4200], creation_csv_path[4200], txt_path[4200], png_path[4200];
+  char csv_path[4200], creation_csv_path[4200], models_csv_path[4200], txt_path[4200],
+      png_path[4200];
   snprintf(csv_path, sizeof csv_path, "%s/ab.csv", o.out_dir);
   snprintf(creation_csv_path, sizeof creation_csv_path, "%s/ab-creation.csv", o.out_dir);
+  snprintf(models_csv_path, sizeof models_csv_path, "%s/ab-models.csv", o.out_dir);
   snprintf(txt_path, sizeof txt_path, "%s/ab.txt", o.out_dir);
   snprintf(png_path, sizeof png_path, "%s/ab.png", o.out_dir);
 
-  actx_table *table = o.creation_only ? NULL : build_table(&o, &r);
+  actx_table *table = run_table ? build_table(&o, &r) : NULL;
   FILE *txt = fopen(txt_path, "w");
   FILE *outs[2] = {stdout, txt};
   for (int k = 0; k < 2; k++) {
@@ -1361,7 +1415,7 @@ int actx_cmd_ab(int argc, char **argv) {
     if (out == NULL)
       continue;
     print_header(out, &o, started, load_before);
-    if (!o.creation_only) {
+    if (run_table) {
       fprintf(out, "==== Run() time ====\n");
       if (table != NULL)
         actx_table_print(table, out);
@@ -1379,6 +1433,8 @@ int actx_cmd_ab(int argc, char **argv) {
     }
     if (creation != NULL)
       actx_ab_creation_print(creation, out);
+    if (models != NULL)
+      actx_ab_models_print(models, out);
   }
   if (txt != NULL)
     fclose(txt);
@@ -1387,7 +1443,7 @@ int actx_cmd_ab(int argc, char **argv) {
   actx_table_free(table);
 
   printf("\nTable: %s\n", txt_path);
-  if (!o.creation_only) {
+  if (run_table) {
     FILE *csv = fopen(csv_path, "w");
     if (csv == NULL) {
       fprintf(stderr, "actx %s: cannot write %s\n", CMD, csv_path);
@@ -1409,7 +1465,18 @@ int actx_cmd_ab(int argc, char **argv) {
       printf("CSV:   %s (session creation)\n", creation_csv_path);
     }
   }
-  if (!o.no_chart && o.n_models == 0 && !o.creation_only) {
+  if (models != NULL) {
+    FILE *csv = fopen(models_csv_path, "w");
+    if (csv == NULL) {
+      fprintf(stderr, "actx %s: cannot write %s\n", CMD, models_csv_path);
+      rc = ACTX_EXIT_FAILURE;
+    } else {
+      actx_ab_models_write_csv(models, csv);
+      fclose(csv);
+      printf("CSV:   %s (real models)\n", models_csv_path);
+    }
+  }
+  if (!o.no_chart && o.n_models == 0 && run_table) {
     if (write_chart(&o, &r, png_path, err, sizeof err) == 0)
       printf("Chart: %s\n", png_path);
     else
@@ -1420,7 +1487,12 @@ int actx_cmd_ab(int argc, char **argv) {
   for (size_t i = 0; o.strict && i < r.n; i++)
     if (r.cells[i].arms[ARM_ACTX].compared && r.cells[i].arms[ARM_ACTX].cmp.differing > 0)
       rc = ACTX_EXIT_FAILURE;
+  /* A model that does not load, claims other nodes than its manifest line says, or differs from
+   * ORT alone past its bound fails --models-check, and --strict. */
+  if (models != NULL && (o.strict || o.models_check) && actx_ab_models_failures(models) > 0)
+    rc = ACTX_EXIT_FAILURE;
   free(r.cells);
   actx_ab_creation_free(creation);
+  actx_ab_models_free(models);
   return rc;
 }
