@@ -79,6 +79,19 @@ static OrtStatus *policy_takes(const actx_ep *ep, const OrtNode *node, const act
                       ? NULL
                       : actx_ep_in_fusable_pattern(ep->api, node, info->kind, &in_pattern);
   if (st != NULL) return st;
+  /* pattern.c's test is loose on purpose; where the subgraph matcher recognises the whole
+   * float32 subgraph, ort_fusions.c knows for certain whether ORT fuses it (tested against ORT),
+   * and a subgraph ORT runs node by node (JAX's spelling of the tanh GELU, say) loses nothing to
+   * our taking its core. */
+  if (in_pattern && info->dtype == ACTX_F32) {
+    actx_ep_fusion f;
+    bool found = false, ort_fuses = true;
+    if ((st = actx_ep_match_fusion(ep->api, node, &f, &found)) != NULL) return st;
+    if (found && f.node.dtype == ACTX_F32 && f.core == node &&
+        (st = actx_ep_ort_fuses(ep->api, &f, &ort_fuses)) != NULL)
+      return st;
+    in_pattern = ort_fuses;
+  }
   if (in_pattern) {
     *why = "part of a subgraph ORT fuses itself";
     return NULL;

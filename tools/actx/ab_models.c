@@ -572,7 +572,7 @@ static actx_table *build_table(const actx_ab_models *m) {
 
 void actx_ab_models_print(const actx_ab_models *m, FILE *out) {
   fprintf(out, "\n==== Real models ====\n");
-  fprintf(out, "The models of %s (npm packages at pinned versions, sha256-checked), with seeded "
+  fprintf(out, "The models of %s (npm packages and PyPI wheels at pinned versions, sha256-checked), with seeded "
                "inputs of the kind each expects; ORT rule %s.\n",
           m->manifest, m->rule);
   if (!m->check_only)
