@@ -70,8 +70,10 @@
 /* Runs timed to size the batches (the fastest counts). */
 #define CALIBRATION_RUNS 3
 
-static const long k_default_sizes[] = {512, 3072, 16384, 65536, 262144, 1048576};
-static const long k_quick_sizes[] = {512, 16384, 1048576};
+/* 2048 to 11008: one token's activations in LLM decoding (hidden and FFN widths). */
+static const long k_default_sizes[] = {512,   2048,  3072,  4096,   8192,
+                                       11008, 16384, 65536, 262144, 1048576};
+static const long k_quick_sizes[] = {512, 4096, 16384, 1048576};
 static const long k_default_threads[] = {1, 2};
 static const long k_default_creation_nodes[] = {100, 1000, 3000};
 static const actx_dtype k_dtypes[] = {ACTX_F32, ACTX_F16, ACTX_BF16};
@@ -160,7 +162,20 @@ typedef struct cell_input {
   const actx_ab_model *reference; /* NULL: none */
 } cell_input;
 
+/* "512,2048,..." */
+static void format_list(const long *v, size_t n, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%ld", i ? "," : "", v[i]);
+}
+
 static void usage(FILE *out) {
+  char sizes[256], quick_sizes[256];
+  format_list(k_default_sizes, sizeof k_default_sizes / sizeof *k_default_sizes, sizes,
+              sizeof sizes);
+  format_list(k_quick_sizes, sizeof k_quick_sizes / sizeof *k_quick_sizes, quick_sizes,
+              sizeof quick_sizes);
   fprintf(out,
           "usage: actx ab [MODEL.onnx ...] [options]\n"
           "\n"
@@ -173,9 +188,12 @@ static void usage(FILE *out) {
           "  --quick               a subset that takes about a minute\n"
           "  --ops LIST            case names, comma-separated (default: all; see --list)\n"
           "  --dtypes LIST         f32,f16,bf16 (default: all)\n"
-          "  --sizes LIST          element counts (default: 512,3072,16384,65536,262144,1048576;\n"
-          "                        the BERT blocks: X's, 768 per token, at sequence lengths\n"
-          "                        32, 128, 512; they run float32 and float16 only)\n"
+          "  --sizes LIST          element counts (default\n"
+          "                        %s;\n"
+          "                        --quick %s; 2048 to 11008: one token's\n"
+          "                        activations in LLM decoding; the BERT blocks: X's, 768\n"
+          "                        per token, at sequence lengths 32, 128, 512; they run\n"
+          "                        float32 and float16 only)\n"
           "  --threads LIST        intra-op thread counts (default: 1,2)\n"
           "  --reps N              timed reps per arm (default %d)\n"
           "  --warmup N            untimed reps per arm first (default %d)\n"
@@ -210,7 +228,7 @@ static void usage(FILE *out) {
           "  --strict              exit 1 when any cell's outputs differ from the reference\n"
           "  --list                print the case names and exit\n"
           "  --verbose             keep ORT's warnings\n",
-          DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_BATCH_MS, ACTX_AB_MAX_PEERS,
+          sizes, quick_sizes, DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_BATCH_MS, ACTX_AB_MAX_PEERS,
           DEFAULT_CREATION_REPS, QUICK_CREATION_REPS, ACTX_MODELS_MANIFEST,
           ACTX_DEFAULT_RESULTS_DIR, DEFAULT_SEED);
 }
