@@ -228,19 +228,6 @@ foreach(case "Tanh;f32;--baseline;none;--threads-a;1;--null;--profile;2|ORT|ORT 
   endif()
 endforeach()
 
-# Bad arm A options.
-foreach(case "--baseline;fast|expected ort, none, auto or all" "--dtype-a;f64|unknown dtype"
-        "--dtype-a;f16;model.onnx|not with MODEL files" "--threads-a;0|--threads-a")
-  string(REPLACE "|" ";" case "${case}")
-  list(POP_BACK case message)
-  execute_process(COMMAND ${ACTX} ab ${case} --out ${OUT}/bad
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(NOT rc EQUAL 2)
-    fail("${case}: exit ${rc}, not 2")
-  endif()
-  expect_in("${output}" "${message}" "the error for ${case}")
-endforeach()
-
 # Bad peers: a clear message and the usage exit code, before anything is measured.
 foreach(case "self|expected NAME=PATH" "x=${OUT}/missing.so|No such file"
         "x=${NOT_AN_EP}|not a plugin EP library" "actx=${EP}|taken by an arm")
@@ -254,9 +241,12 @@ foreach(case "self|expected NAME=PATH" "x=${OUT}/missing.so|No such file"
   endif()
   expect_in("${output}" "${message}" "the error for --peer ${arg}")
 endforeach()
-# The real-model section's options: exclusive ones, and a model the manifest does not list.
+# The real-model section's options: exclusive ones, and a model the manifest does not list; bad
+# arm A options.
 foreach(case "--no-models;--models-only|exclude" "--models-only;--creation-only|--models-only"
-        "--models-check;--models;no-such-model|not in")
+        "--models-check;--models;no-such-model|not in"
+        "--baseline;fast|expected ort, none, auto or all" "--dtype-a;f64|unknown dtype"
+        "--dtype-a;f16;model.onnx|not with MODEL files" "--threads-a;0|--threads-a")
   string(REPLACE "|" ";" case "${case}")
   list(POP_BACK case message)
   execute_process(COMMAND ${ACTX} ab ${case} --out ${OUT}/bad
@@ -266,5 +256,5 @@ foreach(case "--no-models;--models-only|exclude" "--models-only;--creation-only|
   endif()
   expect_in("${output}" "${message}" "the error for ${case}")
 endforeach()
-message(STATUS "actx ab: report, CSV columns, creation section, peer and model option errors as "
-               "expected")
+message(STATUS "actx ab: report, CSV columns and row, arm A options, creation section, peer, "
+               "model and arm A option errors as expected")
