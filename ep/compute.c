@@ -164,6 +164,11 @@ static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContex
    * same values it would have (actx_compute may work in place) */
   for (size_t i = 0; i < k->n_steps && st == NULL; i++)
     st = compute_step(k, &k->steps[i], context, i == 0 ? x_data : y_data, y_data, n, dims, rank);
+#ifdef ACTX_EP_TEST_WRONG_BITS
+  /* test-only build (tests/tools): a result one bit off, which the A/B tool must report */
+  if (st == NULL)
+    *(unsigned char *)y_data ^= 1;
+#endif
   return st;
 }
 

@@ -7,7 +7,7 @@
  * AVX-512 path; elsewhere both run 8-wide FMA3 / AVX2 code. The class is the ORT rule's
  * (actx_get_ort_rule(): what ORT does on this CPU).
  *
- * The rule: a row claims when the per-node A/B ratio (bench_ep_ab --baseline none: the session
+ * The rule: a row claims when the per-node A/B ratio (actx ab --baseline none: the session
  * with the EP appended either way, the node in ORT's kernel vs in ours; median of 3-5 runs of
  * 41 interleaved batch pairs) was >= 1.05 at every measured size of the row, at both 1 and 2
  * intra-op threads. A plugin EP cannot read the session's intra-op thread count (no OrtApi

@@ -1,5 +1,5 @@
-/* pattern_models.h — models of the activation subgraphs exporters write, for the fusion tests and
- * bench_ep_ab: exact GELU (erf), tanh GELU, SiLU, QuickGelu, a Gelu node, each optionally after
+/* pattern_models.h — models of the activation subgraphs exporters write, for the fusion tests:
+ * exact GELU (erf), tanh GELU, SiLU, QuickGelu, a Gelu node, each optionally after
  * an Add of a bias, in the operand orders and spellings exporters use, and near-miss variants
  * (a wrong constant, an intermediate consumed elsewhere, a 2-D bias) that must not be fused.
  *

@@ -28,6 +28,7 @@ enum exported_model {
   EXPORTED_TANH_GELU,    /* GPT-2, HF NewGELU: (0.5·x)·(1 + tanh(√(2/π)·(x + 0.044715·x^3))) */
   EXPORTED_SILU,         /* x·sigmoid(x) */
   EXPORTED_QUICK_GELU,   /* x·sigmoid(1.702·x) */
+  EXPORTED_GELU_NODE,    /* ai.onnx Gelu (opset 20): after the bias Add, ORT fuses BiasGelu */
 };
 #define EXPORTED_BIAS 16 /* or'ed in: Add(x, bias[512]) first */
 
@@ -63,6 +64,7 @@ static const actx_ab_case k_cases[] = {
     EXPORTED("bias+exported-tanh-gelu", EXPORTED_TANH_GELU | EXPORTED_BIAS, ACTX_OP_GELU_TANH),
     EXPORTED("exported-silu", EXPORTED_SILU, ACTX_OP_QUICK_GELU),
     EXPORTED("exported-quickgelu", EXPORTED_QUICK_GELU, ACTX_OP_QUICK_GELU),
+    EXPORTED("bias+Gelu", EXPORTED_GELU_NODE | EXPORTED_BIAS, ACTX_OP_GELU),
     BERT("bert-mlp", ACTX_AB_BERT_MLP),
     BERT("bert-encoder", ACTX_AB_BERT_ENCODER),
 };
@@ -282,7 +284,8 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
   const int model = c->model & ~EXPORTED_BIAS;
   actx_rng rng;
   actx_rng_seed(&rng, seed);
-  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, EXPORT_OPSET, 0);
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION,
+                                    model == EXPORTED_GELU_NODE ? AB_ONNX_OPSET : EXPORT_OPSET, 0);
   if (m == NULL ||
       add_input_tensor(out, elem, 2, dims, &rng, ACTX_AB_INPUT_LO, ACTX_AB_INPUT_HI) != 0) {
     snprintf(err, err_size, "%s: out of memory for %zu elements", c->name, n);
@@ -310,7 +313,7 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
   }
   if (model == EXPORTED_ERF_GELU) {
     add_exported_gelu_constants(m, "", elem);
-  } else {
+  } else if (model != EXPORTED_GELU_NODE) {
     add_scalar(m, "one", elem, 1.0);
     add_scalar(m, "half", elem, 0.5);
   }
@@ -334,6 +337,9 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
     add_op(m, "add_one", "Add", "one", "th", "cdf2");
     add_op(m, "mul_x", "Mul", "half_x", "cdf2", "gelu");
     add_op(m, "neg", "Neg", "gelu", NULL, "y");
+    break;
+  case EXPORTED_GELU_NODE:
+    add_op(m, "gelu", "Gelu", x, NULL, "y");
     break;
   case EXPORTED_QUICK_GELU:
     alpha = add_scalar(m, "alpha", elem, ACTX_QUICK_GELU_DEFAULT_ALPHA);

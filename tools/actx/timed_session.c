@@ -231,3 +231,8 @@ const actx_ort_tensor *actx_timed_session_output(const actx_timed_session *ts, s
 const actx_ort_session *actx_timed_session_host(const actx_timed_session *ts) {
   return ts->session;
 }
+
+int actx_timed_session_end_profiling(actx_timed_session *ts, char *path, size_t path_size,
+                                     actx_ort_error *err) {
+  return actx_ort_session_end_profiling(ts->session, path, path_size, err);
+}

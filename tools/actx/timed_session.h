@@ -30,5 +30,9 @@ size_t actx_timed_session_output_count(const actx_timed_session *ts);
 const actx_ort_tensor *actx_timed_session_output(const actx_timed_session *ts, size_t i);
 /* The session, for its EP assignment. */
 const actx_ort_session *actx_timed_session_host(const actx_timed_session *ts);
+/* For a session created with opt->profile_prefix: ends its profiling (see
+ * actx_ort_session_end_profiling). */
+int actx_timed_session_end_profiling(actx_timed_session *ts, char *path, size_t path_size,
+                                     actx_ort_error *err);
 
 #endif /* ACTX_TOOLS_TIMED_SESSION_H */
