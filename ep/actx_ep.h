@@ -77,6 +77,21 @@ typedef enum actx_ep_kind {
 
 /* "Erf", "Gelu(tanh)", "com.microsoft.BiasGelu", ... */
 const char *actx_ep_kind_name(actx_ep_kind kind);
+/* The actx op a kind computes. */
+actx_op actx_ep_kind_op(actx_ep_kind kind);
+
+/* One ORT operator we serve: its domain ("" is ai.onnx, as ORT reports it), type, the
+ * since-versions we serve, and its kind before attributes and inputs refine it (Gelu's
+ * approximate, FastGelu's bias, QuickGelu's alpha). */
+typedef struct actx_ep_op_rule {
+  const char *domain;
+  const char *op_type;
+  int since[2]; /* 0 = none */
+  actx_ep_kind kind;
+} actx_ep_op_rule;
+
+/* The operators claim.c serves; the kernel registry (registry.c) registers the same. */
+const actx_ep_op_rule *actx_ep_op_rules(size_t *n);
 
 /* What claim.c learnt about a node we can run. */
 typedef struct actx_ep_node {
