@@ -13,7 +13,8 @@
  *              single kernel (then our result is ORT's, bit for bit)
  *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
  *   policy.c   the `auto` table: where we are measured faster than ORT
- *   compute.c  OrtNodeComputeInfo: running a compiled node's claims, one actx_compute() each
+ *   compute.c  running claims, one actx_compute() each: a compiled node's (OrtNodeComputeInfo)
+ *              or a registered kernel's (OrtKernelImpl)
  */
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
@@ -312,6 +313,11 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
                                  const char *x_name, const char *label, const OrtNode *fused_node,
                                  OrtNodeComputeInfo **out);
 void actx_ep_kernel_release(OrtNodeComputeInfo *info);
+
+/* Builds the kernel ORT runs for one single node from our registry: y = op(x [+ bias]), x its
+ * input 0 and the bias its input 1; label names it in error messages. */
+OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *node,
+                                        const char *label, OrtKernelImpl **out);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */
 
