@@ -3,7 +3,7 @@
  * The EP is a plain-C ONNX Runtime plugin execution provider. Its files, in call order:
  *   factory.c  CreateEpFactories / ReleaseEpFactory, OrtEpFactory (devices, CreateEp)
  *   options.c  provider options (`policy`), read from the session config as ep.actx.<key>
- *   ep.c       OrtEp: GetCapability (which nodes we take) and Compile
+ *   ep.c       OrtEp: GetCapability (which nodes we take), Compile, GetKernelRegistry
  *   group.c    claims that follow one another as one compiled node; recognising a group again
  *   claim.c    whether we can run one node: domain, opset, element type, attributes, shapes
  *   graph.c    reading ORT's graph: operators, producers, consumers, scalar constants
@@ -13,6 +13,7 @@
  *              single kernel (then our result is ORT's, bit for bit)
  *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
  *   policy.c   the `auto` table: where we are measured faster than ORT
+ *   registry.c the kernel registry: single claimed nodes, run by ORT like its own kernels
  *   compute.c  running claims, one actx_compute() each: a compiled node's (OrtNodeComputeInfo)
  *              or a registered kernel's (OrtKernelImpl)
  */
@@ -318,6 +319,15 @@ void actx_ep_kernel_release(OrtNodeComputeInfo *info);
  * input 0 and the bias its input 1; label names it in error messages. */
 OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *node,
                                         const char *label, OrtKernelImpl **out);
+
+/* ---- registry.c ---------------------------------------------------------------------------- */
+
+/* The kernel registry OrtEp::GetKernelRegistry returns: one kernel per operator version
+ * claim.c serves. */
+typedef struct actx_ep_registry actx_ep_registry;
+OrtStatus *actx_ep_registry_create(const OrtApi *api, actx_ep_registry **out);
+const OrtKernelRegistry *actx_ep_registry_get(const actx_ep_registry *registry);
+void actx_ep_registry_free(actx_ep_registry *registry);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */
 
