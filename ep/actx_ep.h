@@ -3,7 +3,7 @@
  * The EP is a plain-C ONNX Runtime plugin execution provider. Its files, in call order:
  *   factory.c  CreateEpFactories / ReleaseEpFactory, OrtEpFactory (devices, CreateEp)
  *   options.c  provider options (`policy`), read from the session config as ep.actx.<key>
- *   ep.c       OrtEp: GetCapability (which nodes we take) and Compile
+ *   ep.c       OrtEp: GetCapability (which nodes we take), Compile, GetKernelRegistry
  *   group.c    claims that follow one another as one compiled node; recognising a group again
  *   claim.c    whether we can run one node: domain, opset, element type, attributes, shapes
  *   graph.c    reading ORT's graph: operators, producers, consumers, scalar constants
@@ -13,7 +13,9 @@
  *              single kernel (then our result is ORT's, bit for bit)
  *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
  *   policy.c   the `auto` table: where we are measured faster than ORT
- *   compute.c  OrtNodeComputeInfo: running a compiled node's claims, one actx_compute() each
+ *   registry.c the kernel registry: single claimed nodes, run by ORT like its own kernels
+ *   compute.c  running claims, one actx_compute() each: a compiled node's (OrtNodeComputeInfo)
+ *              or a registered kernel's (OrtKernelImpl)
  *   status.c   the EP's error statuses and log lines
  */
 #ifndef ACTX_EP_INTERNAL_H
@@ -78,6 +80,21 @@ typedef enum actx_ep_kind {
 
 /* "Erf", "Gelu(tanh)", "com.microsoft.BiasGelu", ... */
 const char *actx_ep_kind_name(actx_ep_kind kind);
+/* The actx op a kind computes. */
+actx_op actx_ep_kind_op(actx_ep_kind kind);
+
+/* One ORT operator we serve: its domain ("" is ai.onnx, as ORT reports it), type, the
+ * since-versions we serve, and its kind before attributes and inputs refine it (Gelu's
+ * approximate, FastGelu's bias, QuickGelu's alpha). */
+typedef struct actx_ep_op_rule {
+  const char *domain;
+  const char *op_type;
+  int since[2]; /* 0 = none */
+  actx_ep_kind kind;
+} actx_ep_op_rule;
+
+/* The operators claim.c serves; the kernel registry (registry.c) registers the same. */
+const actx_ep_op_rule *actx_ep_op_rules(size_t *n);
 
 /* What claim.c learnt about a node we can run. */
 typedef struct actx_ep_node {
@@ -329,6 +346,20 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
                                  const char *x_name, const char *label, const OrtNode *fused_node,
                                  OrtNodeComputeInfo **out);
 void actx_ep_kernel_release(OrtNodeComputeInfo *info);
+
+/* Builds the kernel ORT runs for one single node from our registry: y = op(x [+ bias]), x its
+ * input 0 and the bias its input 1; label names it in error messages. */
+OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *node,
+                                        const char *label, OrtKernelImpl **out);
+
+/* ---- registry.c ---------------------------------------------------------------------------- */
+
+/* The kernel registry OrtEp::GetKernelRegistry returns: one kernel per operator version
+ * claim.c serves. */
+typedef struct actx_ep_registry actx_ep_registry;
+OrtStatus *actx_ep_registry_create(const OrtApi *api, actx_ep_registry **out);
+const OrtKernelRegistry *actx_ep_registry_get(const actx_ep_registry *registry);
+void actx_ep_registry_free(actx_ep_registry *registry);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */
 

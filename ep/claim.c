@@ -7,12 +7,7 @@
 
 #include "actx_ep.h"
 
-typedef struct op_rule {
-  const char *domain; /* "" is ai.onnx (ORT reports it as "") */
-  const char *op_type;
-  int since[2]; /* the since-versions we serve; 0 = none */
-  actx_ep_kind kind;
-} op_rule;
+typedef actx_ep_op_rule op_rule;
 
 /* The schemas whose semantics actx reproduces. Older ones (Tanh-1, Sigmoid-1 with
  * consumed_inputs) and newer ones we have not checked are declined. */
@@ -27,6 +22,11 @@ static const op_rule op_rules[] = {
     {"com.microsoft", "QuickGelu", {1, 0}, ACTX_EP_QUICK_GELU},
 };
 #define N_OP_RULES (sizeof op_rules / sizeof op_rules[0])
+
+const actx_ep_op_rule *actx_ep_op_rules(size_t *n) {
+  *n = N_OP_RULES;
+  return op_rules;
+}
 
 const char *actx_ep_kind_name(actx_ep_kind kind) {
   static const char *const names[ACTX_EP_KIND_COUNT] = {
@@ -58,6 +58,10 @@ static const actx_op kind_ops[ACTX_EP_KIND_COUNT] = {
     [ACTX_EP_SIGMOID] = ACTX_OP_SIGMOID,
     [ACTX_EP_SILU] = ACTX_OP_QUICK_GELU,
 };
+
+actx_op actx_ep_kind_op(actx_ep_kind kind) {
+  return (unsigned)kind < ACTX_EP_KIND_COUNT ? kind_ops[kind] : ACTX_OP_COUNT;
+}
 
 OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
                               actx_ep_tensor_meta *m) {

@@ -1,11 +1,15 @@
-/* Running one compiled node: OrtNodeComputeInfo's CreateState / Compute / ReleaseState. It
- * computes y = op(x [+ bias]) for each of its claimed nodes or fused subgraphs in turn, one
- * actx_compute() call each, every one on the previous one's output.
+/* Running our nodes. Two wrappers share one compute path:
+ *   - OrtNodeComputeInfo (CreateState / Compute / ReleaseState) for a compiled node: claimed
+ *     nodes or fused subgraphs computed in turn, one actx_compute() call each, every one on the
+ *     previous one's output;
+ *   - OrtKernelImpl (Compute / Release) for a single node ORT runs from our kernel registry
+ *     (registry.c) like one of its own kernels, without the compiled node's wrapper.
  *
- * Everything a Compute call needs that is not in the kernel context is fixed at Compile time
- * and never written afterwards, so concurrent Run() calls on one session (ORT allows them and
- * may call Compute for the same node from several threads at once) share it read-only; all
+ * Everything a Compute call needs that is not in the kernel context is fixed when the kernel is
+ * built and never written afterwards, so concurrent Run() calls on one session (ORT allows them
+ * and may call Compute for the same node from several threads at once) share it read-only; all
  * per-call state lives on the stack. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +50,11 @@ typedef struct kernel_step {
   size_t bias_input; /* index among the fused node's inputs; valid when node.has_bias */
 } kernel_step;
 
-/* One compiled node: claimed nodes or fused subgraphs, each step computing on the previous
- * step's output. */
+/* A compiled node (claimed nodes or fused subgraphs, each step computing on the previous
+ * step's output) or a registered kernel (one step). */
 typedef struct actx_ep_kernel {
-  OrtNodeComputeInfo info; /* first: ORT hands &info back */
+  OrtNodeComputeInfo info; /* a compiled node's: ORT hands &info back */
+  OrtKernelImpl impl;      /* a registered kernel's: ORT hands &impl back */
   const OrtApi *api;
   size_t x_input; /* index among the fused node's inputs */
   char name[128]; /* for error messages */
@@ -129,9 +134,7 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
   return NULL;
 }
 
-static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContext *context) {
-  (void)state;
-  const actx_ep_kernel *k = (const actx_ep_kernel *)self;
+static OrtStatus *compute(const actx_ep_kernel *k, OrtKernelContext *context) {
   const OrtApi *api = k->api;
 
   const OrtValue *x = NULL;
@@ -172,6 +175,50 @@ static OrtStatus *compute(OrtNodeComputeInfo *self, void *state, OrtKernelContex
   return st;
 }
 
+static OrtStatus *compute_info_compute(OrtNodeComputeInfo *self, void *state,
+                                       OrtKernelContext *context) {
+  (void)state;
+  return compute((const actx_ep_kernel *)self, context);
+}
+
+static actx_ep_kernel *kernel_of_impl(OrtKernelImpl *impl) {
+  return (actx_ep_kernel *)((char *)impl - offsetof(actx_ep_kernel, impl));
+}
+
+static OrtStatus *kernel_impl_compute(OrtKernelImpl *self, OrtKernelContext *context) {
+  return compute(kernel_of_impl(self), context);
+}
+
+static void kernel_impl_release(OrtKernelImpl *self) { free(kernel_of_impl(self)); }
+
+/* A float16 / bfloat16 table is built now, with the session, not in its first Run(); if it
+ * cannot be, Compute runs the kernel (same bits). */
+static void prepare(const actx_ep_node *info) {
+  if (info->has_bias) return;
+  const actx_op_desc desc = {.op = info->op, .dtype = info->dtype, .alpha = info->alpha};
+  (void)actx_prepare(&desc);
+}
+
+OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *node,
+                                        const char *label, OrtKernelImpl **out) {
+  *out = NULL;
+  actx_ep_kernel *k = calloc(1, sizeof *k + sizeof k->steps[0]);
+  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory creating node '%s'", label);
+  k->impl.ort_version_supported = ORT_API_VERSION;
+  k->impl.flags = 0;
+  k->impl.Compute = kernel_impl_compute;
+  k->impl.Release = kernel_impl_release;
+  k->api = api;
+  k->x_input = 0;
+  k->n_steps = 1;
+  k->steps[0].node = *node;
+  k->steps[0].bias_input = 1; /* BiasGelu's and FastGelu's input 1 */
+  snprintf(k->name, sizeof k->name, "%s", label);
+  prepare(node);
+  *out = &k->impl;
+  return NULL;
+}
+
 /* Where a value named `name` sits among the fused node's inputs. */
 static OrtStatus *find_input(const OrtApi *api, const OrtValueInfo *const *inputs, size_t n,
                              const char *name, size_t *index, bool *found) {
@@ -209,7 +256,7 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
   }
   k->info.ort_version_supported = ORT_API_VERSION;
   k->info.CreateState = create_state;
-  k->info.Compute = compute;
+  k->info.Compute = compute_info_compute;
   k->info.ReleaseState = release_state;
   k->api = api;
   k->n_steps = n_steps;
@@ -234,10 +281,7 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
                            "node '%s': bias '%s' not among the fused node's inputs", label,
                            steps[i].bias_name);
     } else {
-      /* a float16 / bfloat16 table is built now, with the session, not in its first Run(); if
-       * it cannot be, Compute runs the kernel (same bits) */
-      const actx_op_desc desc = {.op = info->op, .dtype = info->dtype, .alpha = info->alpha};
-      (void)actx_prepare(&desc);
+      prepare(info);
     }
   }
   free(inputs);

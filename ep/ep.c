@@ -1,13 +1,18 @@
-/* The OrtEp of one session: GetCapability decides which nodes we take, Compile builds their
- * compute functions.
+/* The OrtEp of one session: GetCapability decides which nodes we take, Compile builds the
+ * compute functions of compiled nodes, GetKernelRegistry hands ORT the kernels of single ones.
  *
  * What we take are claims, each one activation: a single node we run (claim.c), or a whole
  * exported activation subgraph such as Div → Erf → Add → Mul → Mul with the bias Add before it
  * (fusion.c), which one actx_compute() call replaces. GetCapability first looks for such
  * subgraphs, then for single nodes among the rest; claims that follow one another become one
- * fused node (EpGraphSupportInfo_AddNodesToFuse) computing them in turn (group.c). For each it
- * records what its steps compute and which of its inputs are x and the biases; Compile finds the
- * record again by the nodes of the graph it is handed.
+ * fused node (EpGraphSupportInfo_AddNodesToFuse) computing them in turn (group.c). A single node
+ * that joins no other claim is handed over with EpGraphSupportInfo_AddSingleNode, and ORT runs it
+ * with our registered kernel (registry.c) like one of its own: that saves the compiled node's
+ * wrapper, and ORT does not check a single node against the whole graph as it does a group to
+ * fuse. A group of several claims stays one compiled node, since one ORT node in place of
+ * several saves more than the wrapper costs (docs/architecture.md). For each fused node
+ * GetCapability records what its steps compute and which of its inputs are x and the biases;
+ * Compile finds the record again by the nodes of the graph it is handed.
  *
  * Finding that record must not confuse two graphs: Loop bodies and If branches reuse value and
  * node names, and the OrtGraph / OrtNode handles Compile gets are new objects. What survives from
@@ -48,6 +53,9 @@ typedef struct actx_ep {
   const OrtEpApi *ep_api;
   const OrtLogger *logger;
   actx_ep_policy_mode policy; /* the policy in force (actx_ep_create) */
+  /* made when ORT asks for it (GetKernelRegistry, once, before any GetCapability); NULL: every
+   * claim is compiled */
+  actx_ep_registry *registry;
   /* in the order GetCapability made them; it runs before Compile, on one thread per session */
   group_record *records;
   size_t n_records, records_capacity;
@@ -315,11 +323,36 @@ static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, c
   return NULL;
 }
 
+/* Hands ORT a lone single-node claim to run with our registered kernel, when ORT has found it
+ * in our registry (*added false otherwise: the claim is then compiled like a group). */
+static OrtStatus *add_single(actx_ep *ep, const actx_ep_claimed *claim, const OrtNode *node,
+                             OrtEpGraphSupportInfo *support, bool *added) {
+  *added = false;
+  if (ep->registry == NULL) return NULL;
+  const OrtKernelDef *def = NULL;
+  OrtStatus *st = ep->ep_api->EpGraphSupportInfo_LookUpKernel(support, node, &def);
+  if (st != NULL) return st;
+  if (def == NULL) {
+    actx_ep_log(ep->api, ep->logger, ORT_LOGGING_LEVEL_WARNING,
+                "actx: no registered kernel matches %s; compiling it instead", claim->label);
+    return NULL;
+  }
+  if ((st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(support, node)) != NULL) return st;
+  *added = true;
+  return NULL;
+}
+
 /* Records the group of claims starting at claims[head] (following next) and hands its nodes to
- * ORT as one node to fuse. */
+ * ORT as one node to fuse; a group of one single node goes to add_single first. */
 static OrtStatus *add_group(actx_ep *ep, const claim_list *list, size_t head, const size_t *next,
                             OrtEpGraphSupportInfo *support, const OrtNode **scratch) {
   const OrtApi *api = ep->api;
+  const actx_ep_claimed *first = &list->claims[head];
+  if (next[head] == SIZE_MAX && first->n_nodes == 1) {
+    bool added = false;
+    OrtStatus *st = add_single(ep, first, list->pool[first->first_node], support, &added);
+    if (st != NULL || added) return st;
+  }
   if (ep->n_records == ep->records_capacity) {
     const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
     group_record *grown = realloc(ep->records, capacity * sizeof *grown);
@@ -488,6 +521,17 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
   return st;
 }
 
+static OrtStatus *ep_get_kernel_registry(OrtEp *self, const OrtKernelRegistry **out) {
+  actx_ep *ep = (actx_ep *)self;
+  *out = NULL;
+  if (ep->registry == NULL) {
+    OrtStatus *st = actx_ep_registry_create(ep->api, &ep->registry);
+    if (st != NULL) return st;
+  }
+  *out = actx_ep_registry_get(ep->registry);
+  return NULL;
+}
+
 static OrtStatus *ep_is_concurrent_run_supported(OrtEp *self, bool *supported) {
   (void)self;
   *supported = true; /* Compute keeps per-call state on the stack */
@@ -504,6 +548,7 @@ OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
   ep->base.GetCapability = ep_get_capability;
   ep->base.Compile = ep_compile;
   ep->base.ReleaseNodeComputeInfos = ep_release_node_compute_infos;
+  ep->base.GetKernelRegistry = ep_get_kernel_registry;
   ep->base.IsConcurrentRunSupported = ep_is_concurrent_run_supported;
   ep->api = api;
   ep->ep_api = api->GetEpApi();
@@ -526,5 +571,6 @@ void actx_ep_release(OrtEp *base) {
   if (ep == NULL) return;
   for (size_t i = 0; i < ep->n_records; i++) record_free(&ep->records[i]);
   free(ep->records);
+  actx_ep_registry_free(ep->registry);
   free(ep);
 }

@@ -300,7 +300,7 @@ struct OrtNodeFusionOptions {
   bool drop_constant_initializers; /* true: the EP keeps its own copy of constant inputs */
 };
 
-/* A kernel registered through a kernel registry (not used by actx's compiling EP). */
+/* A kernel ORT creates from an EP's kernel registry (OrtKernelCreateFunc) and runs per node. */
 struct OrtKernelImpl {
   uint32_t ort_version_supported;
   uint32_t flags;

@@ -7,6 +7,7 @@
  * separately claimed nodes: 7-9 s, ORT alone 0.015 s). The EP now hands ORT a run of claims that
  * follow one another as one group, which one compiled node computes step by step. Checked here:
  *   - a chain of 1000 claimed nodes is created in about ORT alone's time, and runs with its bits;
+ *   - so are 1000 claimed nodes side by side (single nodes, run as registered kernels);
  *   - mixed chains (single nodes, fused subgraphs, a constant bias, a bias that is a graph input)
  *     give ORT alone's bits, with and without a thread pool, on tensors large enough to split;
  *   - chains that must not become one group: an intermediate read by a node we do not claim, or
@@ -276,6 +277,56 @@ static void test_long_chain(void) {
   free(bytes);
 }
 
+/* 1000 claimed nodes that all read x, none another's output: no two of them are one group, so
+ * each is a single node ORT runs with the EP's registered kernel (AddSingleNode, which ORT does
+ * not check against the whole graph as it does a group to fuse): creation in about ORT alone's
+ * time too, and ORT's bits. */
+static void test_wide_fan(void) {
+  enum { N = 1000 };
+  static const char *const cycle[] = {"Erf", "Tanh", "Sigmoid", "Gelu"};
+  const int64_t dims[2] = {1, COLS};
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 20, 1);
+  actx_model_add_input(m, "x", ACTX_ELEM_FLOAT, 2, dims, NULL);
+  for (int i = 0; i < N; i++) {
+    char y[32];
+    snprintf(y, sizeof y, "y%d", i);
+    actx_model_add_node(m, cycle[i % 4], "", 1, (const char *[]){"x"}, 1, (const char *[]){y});
+    actx_model_add_output(m, y, ACTX_ELEM_FLOAT, 2, dims, NULL);
+  }
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  const int rc = actx_model_serialize(m, &bytes, &size);
+  actx_model_free(m);
+  if (rc != 0) {
+    CHECK(false, "wide fan: model");
+    return;
+  }
+  double took[2] = {0, 0};
+  for (int p = 0; p < 2; p++) {
+    const ep_session_spec spec = {.policy = p ? "all" : NULL, .threads = 1};
+    actx_ort_session *s = NULL;
+    actx_ort_error err;
+    const double t0 = seconds();
+    const int created = ep_session_create(bytes, size, &spec, &s, &err);
+    took[p] = seconds() - t0;
+    CHECK(created == 0, "wide fan, %s: %s", p ? "actx" : "ORT alone", err.message);
+    if (created == 0 && p == 1) {
+      const long on_actx = actx_ort_count_nodes_on(s, "actx", &err);
+      CHECK(on_actx == N, "wide fan: %ld of %d nodes on actx", on_actx, N);
+    }
+    actx_ort_session_free(s);
+  }
+  printf("  %d claimed nodes side by side: session created in %.3f s (ORT alone %.3f s)\n", N,
+         took[1], took[0]);
+  CHECK(took[1] <= 1.0 + 10 * took[0], "wide fan: %.3f s to create the session (ORT alone %.3f)",
+        took[1], took[0]);
+  const actx_ort_tensor in[1] = {{.name = "x", .elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                  .rank = 2, .dims = {1, COLS}, .data = g_x}};
+  const ep_session_spec spec = {.policy = "all", .threads = 1};
+  ep_check_against_ort(bytes, size, &spec, 1, in, "wide fan");
+  free(bytes);
+}
+
 /* Under `auto`, a node the table declines joins the claim it directly follows (ep.c,
  * follows_claim); before the first claim nothing changes. Erf f32 is declined by both host
  * classes' tables, Tanh at 2 Ki too, BiasGelu always claimed. */
@@ -340,6 +391,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < COLS; i++) /* a finite bias: a NaN one would hide the input's */
     if (!(g_bias[i] > -1e3f && g_bias[i] < 1e3f)) g_bias[i] = 0.125f * (float)(i % 11);
   test_long_chain();
+  test_wide_fan();
   test_auto_joins();
   static const int64_t rows[] = {4, MAX_ROWS};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
