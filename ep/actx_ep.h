@@ -290,6 +290,9 @@ typedef struct actx_ep_policy_row {
   int64_t min_elements;
   int64_t max_elements; /* exclusive; INT64_MAX: no upper bound */
   bool claim;
+  /* declined for the fixed cost of a node alone: per element our kernel is at least as fast, so
+   * where the graph leaves a node's size open and a larger one is claimed, so is this */
+  bool per_node_cost;
 } actx_ep_policy_row;
 
 /* The table of this host class (the ORT rule's), for tests and documentation. */

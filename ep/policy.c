@@ -15,6 +15,13 @@
  * at every thread count measured. Boundaries sit at the first measured size that passes (or
  * fails) the rule.
  *
+ * A node whose size the graph leaves open (a symbolic dimension, as real models declare batch,
+ * height or sequence) is claimed where some size it can have is and every other row it may fall
+ * in is PER_NODE: declined only because a node's fixed cost outweighed the kernel's gain there,
+ * per element our kernel being at least as fast. Such a node loses at most that fixed cost when
+ * it turns out small, and wins when large. Rows where ORT's kernel is as fast per element (Erf,
+ * Gelu and SiLU on an AVX-512 host) are not PER_NODE, so open sizes stay ORT's there.
+ *
  * float16: ORT's CPU EP runs these nodes through Cast nodes or its own f16 conversions, and we
  * measured ours 1.2x-7x faster at every size on both host classes, so every row claims.
  * bfloat16: ORT's CPU EP has no kernel for any of them; not claiming would make session
@@ -24,51 +31,52 @@
 #define F32 (1u << ACTX_F32)
 #define HALF ((1u << ACTX_F16) | (1u << ACTX_BF16))
 #define NO_LIMIT INT64_MAX
+#define PER_NODE true /* the row's per_node_cost */
 
 /* float16 and bfloat16: every kind, every size, on both host classes */
 #define HALF_ROWS                                         \
-  {ACTX_EP_ERF, HALF, 0, NO_LIMIT, true},                 \
-  {ACTX_EP_GELU, HALF, 0, NO_LIMIT, true},                \
-  {ACTX_EP_GELU_TANH, HALF, 0, NO_LIMIT, true},           \
-  {ACTX_EP_MS_GELU, HALF, 0, NO_LIMIT, true},             \
-  {ACTX_EP_BIAS_GELU, HALF, 0, NO_LIMIT, true},           \
-  {ACTX_EP_FAST_GELU, HALF, 0, NO_LIMIT, true},           \
-  {ACTX_EP_FAST_GELU_BIAS, HALF, 0, NO_LIMIT, true},      \
-  {ACTX_EP_QUICK_GELU, HALF, 0, NO_LIMIT, true},          \
-  {ACTX_EP_SILU, HALF, 0, NO_LIMIT, true},                \
-  {ACTX_EP_TANH, HALF, 0, NO_LIMIT, true},                \
-  {ACTX_EP_SIGMOID, HALF, 0, NO_LIMIT, true}
+  {ACTX_EP_ERF, HALF, 0, NO_LIMIT, true, false},                 \
+  {ACTX_EP_GELU, HALF, 0, NO_LIMIT, true, false},                \
+  {ACTX_EP_GELU_TANH, HALF, 0, NO_LIMIT, true, false},           \
+  {ACTX_EP_MS_GELU, HALF, 0, NO_LIMIT, true, false},             \
+  {ACTX_EP_BIAS_GELU, HALF, 0, NO_LIMIT, true, false},           \
+  {ACTX_EP_FAST_GELU, HALF, 0, NO_LIMIT, true, false},           \
+  {ACTX_EP_FAST_GELU_BIAS, HALF, 0, NO_LIMIT, true, false},      \
+  {ACTX_EP_QUICK_GELU, HALF, 0, NO_LIMIT, true, false},          \
+  {ACTX_EP_SILU, HALF, 0, NO_LIMIT, true, false},                \
+  {ACTX_EP_TANH, HALF, 0, NO_LIMIT, true, false},                \
+  {ACTX_EP_SIGMOID, HALF, 0, NO_LIMIT, true, false}
 
 /* Rows of one (kind, dtype) never overlap; sizes no row covers are declined. */
 static const actx_ep_policy_row avx2_table[] = {
     /* float32. Erf: the same arithmetic as MLAS and the same split; 0.94-1.05 everywhere. */
-    {ACTX_EP_ERF, F32, 0, NO_LIMIT, false},
+    {ACTX_EP_ERF, F32, 0, NO_LIMIT, false, false},
     /* The GELU family: ~1.00 up to 1024 elements (the per-node cost eats the faster kernel),
      * >= 1.07 from 2048, 1.2-1.7 from 16 Ki. */
-    {ACTX_EP_GELU, F32, 0, 2048, false},
-    {ACTX_EP_GELU, F32, 2048, NO_LIMIT, true},
-    {ACTX_EP_GELU_TANH, F32, 0, 2048, false},
-    {ACTX_EP_GELU_TANH, F32, 2048, NO_LIMIT, true},
-    {ACTX_EP_MS_GELU, F32, 0, 2048, false},
-    {ACTX_EP_MS_GELU, F32, 2048, NO_LIMIT, true},
-    {ACTX_EP_FAST_GELU, F32, 0, 2048, false},
-    {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true},
-    {ACTX_EP_QUICK_GELU, F32, 0, 2048, false},
-    {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_GELU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_GELU, F32, 2048, NO_LIMIT, true, false},
+    {ACTX_EP_GELU_TANH, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_GELU_TANH, F32, 2048, NO_LIMIT, true, false},
+    {ACTX_EP_MS_GELU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_MS_GELU, F32, 2048, NO_LIMIT, true, false},
+    {ACTX_EP_FAST_GELU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true, false},
+    {ACTX_EP_QUICK_GELU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true, false},
     /* SiLU (ORT's FMA3 MlasComputeSilu): the exported x*Sigmoid(x), which ORT fuses into it,
      * 1.05-1.39 from 4 Ki */
-    {ACTX_EP_SILU, F32, 0, 2048, false},
-    {ACTX_EP_SILU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_SILU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_SILU, F32, 2048, NO_LIMIT, true, false},
     /* ORT's bias kernels add the bias in a scalar loop through a temporary: >= 1.07 at 512. */
-    {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true},
-    {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true},
+    {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true, false},
+    {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true, false},
     /* Tanh, Sigmoid: the same arithmetic; below 16 Ki the per-node cost loses (0.95-1.02);
      * from 16 Ki 1.07-1.18. At 1 Mi Tanh is memory-bound and ties (1.08 / 1.02). */
-    {ACTX_EP_TANH, F32, 0, 16384, false},
-    {ACTX_EP_TANH, F32, 16384, 1048576, true},
-    {ACTX_EP_TANH, F32, 1048576, NO_LIMIT, false},
-    {ACTX_EP_SIGMOID, F32, 0, 16384, false},
-    {ACTX_EP_SIGMOID, F32, 16384, NO_LIMIT, true},
+    {ACTX_EP_TANH, F32, 0, 16384, false, PER_NODE},
+    {ACTX_EP_TANH, F32, 16384, 1048576, true, false},
+    {ACTX_EP_TANH, F32, 1048576, NO_LIMIT, false, PER_NODE},
+    {ACTX_EP_SIGMOID, F32, 0, 16384, false, PER_NODE},
+    {ACTX_EP_SIGMOID, F32, 16384, NO_LIMIT, true, false},
     HALF_ROWS,
 };
 
@@ -76,31 +84,31 @@ static const actx_ep_policy_row avx2_table[] = {
 static const actx_ep_policy_row avx512_table[] = {
     /* Erf: ORT's AVX-512F kernel, the same arithmetic, as fast as ours (0.95-1.13 per node;
      * 0.96-0.97 at 1 Mi in `make bench`) */
-    {ACTX_EP_ERF, F32, 0, NO_LIMIT, false},
+    {ACTX_EP_ERF, F32, 0, NO_LIMIT, false, false},
     /* Gelu, ms.Gelu: ORT's AVX-512F kernels are as fast as ours in cache (0.95-1.09 up to
      * 256 Ki at 1 thread); from 1 Mi 1.11-1.19 per node on 1 and 2 threads */
-    {ACTX_EP_GELU, F32, 0, 1048576, false},
-    {ACTX_EP_GELU, F32, 1048576, NO_LIMIT, true},
-    {ACTX_EP_MS_GELU, F32, 0, 1048576, false},
-    {ACTX_EP_MS_GELU, F32, 1048576, NO_LIMIT, true},
+    {ACTX_EP_GELU, F32, 0, 1048576, false, false},
+    {ACTX_EP_GELU, F32, 1048576, NO_LIMIT, true, false},
+    {ACTX_EP_MS_GELU, F32, 0, 1048576, false, false},
+    {ACTX_EP_MS_GELU, F32, 1048576, NO_LIMIT, true, false},
     /* SiLU: ORT's AVX-512F kernel; 1.11 per node at 1 Mi, but the exported x*Sigmoid(x) at
      * 1 Mi in `make bench` 0.90-0.94 */
-    {ACTX_EP_SILU, F32, 0, NO_LIMIT, false},
+    {ACTX_EP_SILU, F32, 0, NO_LIMIT, false, false},
     /* tanh GELU and QuickGelu keep ORT's 8-wide kernels: 1.08-1.19 at 2 Ki, up to 1.9 later */
-    {ACTX_EP_GELU_TANH, F32, 0, 2048, false},
-    {ACTX_EP_GELU_TANH, F32, 2048, NO_LIMIT, true},
-    {ACTX_EP_FAST_GELU, F32, 0, 2048, false},
-    {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true},
-    {ACTX_EP_QUICK_GELU, F32, 0, 2048, false},
-    {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true},
+    {ACTX_EP_GELU_TANH, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_GELU_TANH, F32, 2048, NO_LIMIT, true, false},
+    {ACTX_EP_FAST_GELU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_FAST_GELU, F32, 2048, NO_LIMIT, true, false},
+    {ACTX_EP_QUICK_GELU, F32, 0, 2048, false, PER_NODE},
+    {ACTX_EP_QUICK_GELU, F32, 2048, NO_LIMIT, true, false},
     /* bias kernels: 1.09-1.12 at 512 */
-    {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true},
-    {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true},
+    {ACTX_EP_BIAS_GELU, F32, 0, NO_LIMIT, true, false},
+    {ACTX_EP_FAST_GELU_BIAS, F32, 0, NO_LIMIT, true, false},
     /* Tanh 1.05-1.06 at 8 Ki, 1.07-1.11 from 16 Ki; Sigmoid 1.07-1.08 at 8 Ki, 1.10-1.48 on */
-    {ACTX_EP_TANH, F32, 0, 16384, false},
-    {ACTX_EP_TANH, F32, 16384, NO_LIMIT, true},
-    {ACTX_EP_SIGMOID, F32, 0, 8192, false},
-    {ACTX_EP_SIGMOID, F32, 8192, NO_LIMIT, true},
+    {ACTX_EP_TANH, F32, 0, 16384, false, PER_NODE},
+    {ACTX_EP_TANH, F32, 16384, NO_LIMIT, true, false},
+    {ACTX_EP_SIGMOID, F32, 0, 8192, false, PER_NODE},
+    {ACTX_EP_SIGMOID, F32, 8192, NO_LIMIT, true, false},
     HALF_ROWS,
 };
 
@@ -126,9 +134,10 @@ bool actx_ep_policy_auto_claims(actx_ep_kind kind, actx_dtype dtype, int64_t ele
       continue;
     }
     if (r->max_elements <= min_elements) continue; /* below the lower bound */
-    any = true;
-    all = all && r->claim;
+    any = any || r->claim;
+    all = all && (r->claim || r->per_node_cost);
   }
-  /* a size known only at run time: claimed where every size it can have is */
+  /* a size known only at run time: claimed where some size it can have is and at every other
+   * our kernel loses no more than a node's fixed cost */
   return elements < 0 && any && all;
 }

@@ -100,6 +100,33 @@ static void test_table_shape(void) {
     }
 }
 
+/* Sizes the graph leaves open: claimed where the table claims some size and declines the others
+ * only for a node's fixed cost (PER_NODE); never where ORT's kernel is as fast per element. The
+ * expectations are the host classes' tables as docs/ep-policy.md gives them. */
+static void test_open_sizes(void) {
+  const bool avx512 = actx_get_ort_rule() == ACTX_ORT_RULE_AVX512;
+  static const struct {
+    actx_ep_kind kind;
+    int64_t min_elements; /* what the known dimensions give */
+    bool avx2, avx512;    /* claimed by each host class's table */
+  } cases[] = {
+      {ACTX_EP_TANH, 1, true, true},           {ACTX_EP_SIGMOID, 1, true, true},
+      {ACTX_EP_ERF, 1, false, false},          {ACTX_EP_ERF, 1 << 20, false, false},
+      {ACTX_EP_GELU, 1, true, false},          {ACTX_EP_MS_GELU, 768, true, false},
+      {ACTX_EP_GELU, 1 << 20, true, true},     {ACTX_EP_SILU, 1, true, false},
+      {ACTX_EP_FAST_GELU, 1, true, true},      {ACTX_EP_QUICK_GELU, 512, true, true},
+      {ACTX_EP_BIAS_GELU, 1, true, true},      {ACTX_EP_TANH, 1 << 21, false, true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const bool want = avx512 ? cases[i].avx512 : cases[i].avx2;
+    const bool got =
+        actx_ep_policy_auto_claims(cases[i].kind, ACTX_F32, -1, cases[i].min_elements);
+    CHECK(got == want, "%s table, %s of open size >= %lld: %s", avx512 ? "AVX-512" : "AVX2",
+          actx_ep_kind_name(cases[i].kind), (long long)cases[i].min_elements,
+          got ? "claimed" : "declined");
+  }
+}
+
 /* none / all / auto on one-node models of every kind, dtype and several sizes. */
 static void test_policies(void) {
   /* [rows, cols]: 512, 4 Ki, 64 Ki, 1 Mi elements; -1 = symbolic */
@@ -447,6 +474,7 @@ int main(int argc, char **argv) {
            (long)getpid());
   if (ep_test_init(argc, argv) != 0) return 2;
   test_table_shape();
+  test_open_sizes();
   test_policies();
   test_options();
   test_patterns();
