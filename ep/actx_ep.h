@@ -12,6 +12,7 @@
  *   ort_fusions.c  whether ORT's own level-2 fusions would turn such a subgraph into the same
  *              single kernel (then our result is ORT's, bit for bit)
  *   pattern.c  whether a lone Erf / Tanh / Sigmoid / Gelu belongs to a subgraph ORT fuses itself
+ *   takes.c    which claims each policy takes (what would change a result stays ORT's)
  *   policy.c   the `auto` table: where we are measured faster than ORT
  *   registry.c the kernel registry: single claimed nodes, run by ORT like its own kernels
  *   compute.c  running claims, one actx_compute() each: a compiled node's (OrtNodeComputeInfo)
@@ -59,56 +60,7 @@ OrtStatus *actx_ep_options_read(const OrtApi *api, const OrtSessionOptions *sess
                                 actx_ep_options *out);
 const char *actx_ep_policy_mode_name(actx_ep_policy_mode mode);
 
-/* ---- claim.c ------------------------------------------------------------------------------- */
-
-/* The ORT operators we run. Several map to the same actx op; the policy and the tests tell them
- * apart because ORT's own kernels for them differ. */
-typedef enum actx_ep_kind {
-  ACTX_EP_ERF = 0,        /* ai.onnx Erf 9, 13 */
-  ACTX_EP_GELU,           /* ai.onnx Gelu 20, approximate="none" */
-  ACTX_EP_GELU_TANH,      /* ai.onnx Gelu 20, approximate="tanh" */
-  ACTX_EP_MS_GELU,        /* com.microsoft Gelu 1 */
-  ACTX_EP_BIAS_GELU,      /* com.microsoft BiasGelu 1 */
-  ACTX_EP_FAST_GELU,      /* com.microsoft FastGelu 1, no bias */
-  ACTX_EP_FAST_GELU_BIAS, /* com.microsoft FastGelu 1 with a bias */
-  ACTX_EP_QUICK_GELU,     /* com.microsoft QuickGelu 1 */
-  ACTX_EP_TANH,           /* ai.onnx Tanh 6, 13 */
-  ACTX_EP_SIGMOID,        /* ai.onnx Sigmoid 6, 13 */
-  ACTX_EP_SILU,           /* com.microsoft QuickGelu 1 with alpha 1: ORT's SiLU kernel */
-  ACTX_EP_KIND_COUNT
-} actx_ep_kind;
-
-/* "Erf", "Gelu(tanh)", "com.microsoft.BiasGelu", ... */
-const char *actx_ep_kind_name(actx_ep_kind kind);
-/* The actx op a kind computes. */
-actx_op actx_ep_kind_op(actx_ep_kind kind);
-
-/* One ORT operator we serve: its domain ("" is ai.onnx, as ORT reports it), type, the
- * since-versions we serve, and its kind before attributes and inputs refine it (Gelu's
- * approximate, FastGelu's bias, QuickGelu's alpha). */
-typedef struct actx_ep_op_rule {
-  const char *domain;
-  const char *op_type;
-  int since[2]; /* 0 = none */
-  actx_ep_kind kind;
-} actx_ep_op_rule;
-
-/* The operators claim.c serves; the kernel registry (registry.c) registers the same. */
-const actx_ep_op_rule *actx_ep_op_rules(size_t *n);
-
-/* What claim.c learnt about a node we can run. */
-typedef struct actx_ep_node {
-  actx_ep_kind kind;
-  actx_op op;
-  actx_dtype dtype;
-  ONNXTensorElementDataType elem_type;
-  float alpha;          /* QuickGelu only */
-  bool has_bias;        /* BiasGelu, FastGelu with bias: input 1 */
-  bool bias_is_scalar;  /* the bias is one element added to every x (a float16 / bfloat16 Gelu
-                           node after Add(x, constant): fusion.c) */
-  int64_t elements;     /* of input 0; -1 when a dimension is symbolic or the shape unknown */
-  int64_t min_elements; /* a lower bound: the product of the known dimensions (0: no shape) */
-} actx_ep_node;
+/* ---- graph.c ------------------------------------------------------------------------------- */
 
 /* Ranks above this are rare; values with more dimensions count as having no known shape. */
 #define ACTX_EP_MAX_RANK 32
@@ -130,29 +82,12 @@ OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
 bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_tensor_meta *b,
                       size_t ib);
 
-/* Whether a node whose output has its input's shape may write y: false when the shapes of x and
- * y are both known and differ in rank or in a fixed dimension, or when y is an output of a
- * subgraph (an If branch, a Loop body) and only one of the two shapes is known. A model may declare a graph output's shape wrongly and ORT
- * accepts it (a lenient merge, which can also leave the output of an If branch without a shape);
- * but where it then pre-allocates that output (an If whose output shape is fixed), a node that
- * writes x's shape there fails the run, while ORT's own nodes, from whose shapes it infers the
- * allocation, do not. */
-OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_value,
-                                      const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
-                                      bool *holds);
-
 /* Elements of a fully known shape, else -1; *min_elements: the product of the known
  * dimensions (a symbolic one is at least 1), 0 without a shape. */
 int64_t actx_ep_meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements);
 /* float32 / float16 / bfloat16 as an actx dtype; false for every other element type. */
 bool actx_ep_elem_dtype(ONNXTensorElementDataType type, actx_dtype *out);
 
-/* Decides whether node is one we can run. On success *out is filled and *reason is NULL; a node
- * we decline gets *reason (a static string saying why). A failing ORT call is returned. */
-OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *out,
-                         const char **reason);
-
-/* ---- graph.c ------------------------------------------------------------------------------- */
 
 /* Most consumers of one value graph.c lists; a value with more is treated as escaping. */
 #define ACTX_EP_MAX_CONSUMERS 64
@@ -215,6 +150,73 @@ OrtStatus *actx_ep_int_attr(const OrtApi *api, const OrtNode *node, const char *
 OrtStatus *actx_ep_scalar_constant(const OrtApi *api, const OrtValueInfo *value,
                                    actx_ep_constant *out, bool *ok);
 float actx_ep_half_to_float(uint16_t h);
+
+/* ---- claim.c ------------------------------------------------------------------------------- */
+
+/* The ORT operators we run. Several map to the same actx op; the policy and the tests tell them
+ * apart because ORT's own kernels for them differ. */
+typedef enum actx_ep_kind {
+  ACTX_EP_ERF = 0,        /* ai.onnx Erf 9, 13 */
+  ACTX_EP_GELU,           /* ai.onnx Gelu 20, approximate="none" */
+  ACTX_EP_GELU_TANH,      /* ai.onnx Gelu 20, approximate="tanh" */
+  ACTX_EP_MS_GELU,        /* com.microsoft Gelu 1 */
+  ACTX_EP_BIAS_GELU,      /* com.microsoft BiasGelu 1 */
+  ACTX_EP_FAST_GELU,      /* com.microsoft FastGelu 1, no bias */
+  ACTX_EP_FAST_GELU_BIAS, /* com.microsoft FastGelu 1 with a bias */
+  ACTX_EP_QUICK_GELU,     /* com.microsoft QuickGelu 1 */
+  ACTX_EP_TANH,           /* ai.onnx Tanh 6, 13 */
+  ACTX_EP_SIGMOID,        /* ai.onnx Sigmoid 6, 13 */
+  ACTX_EP_SILU,           /* com.microsoft QuickGelu 1 with alpha 1: ORT's SiLU kernel */
+  ACTX_EP_KIND_COUNT
+} actx_ep_kind;
+
+/* "Erf", "Gelu(tanh)", "com.microsoft.BiasGelu", ... */
+const char *actx_ep_kind_name(actx_ep_kind kind);
+/* The actx op a kind computes. */
+actx_op actx_ep_kind_op(actx_ep_kind kind);
+
+/* One ORT operator we serve: its domain ("" is ai.onnx, as ORT reports it), type, the
+ * since-versions we serve, and its kind before attributes and inputs refine it (Gelu's
+ * approximate, FastGelu's bias, QuickGelu's alpha). */
+typedef struct actx_ep_op_rule {
+  const char *domain;
+  const char *op_type;
+  int since[2]; /* 0 = none */
+  actx_ep_kind kind;
+} actx_ep_op_rule;
+
+/* The operators claim.c serves; the kernel registry (registry.c) registers the same. */
+const actx_ep_op_rule *actx_ep_op_rules(size_t *n);
+
+/* What claim.c learnt about a node we can run. */
+typedef struct actx_ep_node {
+  actx_ep_kind kind;
+  actx_op op;
+  actx_dtype dtype;
+  ONNXTensorElementDataType elem_type;
+  float alpha;          /* QuickGelu only */
+  bool has_bias;        /* BiasGelu, FastGelu with bias: input 1 */
+  bool bias_is_scalar;  /* the bias is one element added to every x (a float16 / bfloat16 Gelu
+                           node after Add(x, constant): fusion.c) */
+  int64_t elements;     /* of input 0; -1 when a dimension is symbolic or the shape unknown */
+  int64_t min_elements; /* a lower bound: the product of the known dimensions (0: no shape) */
+} actx_ep_node;
+
+/* Whether a node whose output has its input's shape may write y: false when the shapes of x and
+ * y are both known and differ in rank or in a fixed dimension, or when y is an output of a
+ * subgraph (an If branch, a Loop body) and only one of the two shapes is known. A model may
+ * declare a graph output's shape wrongly and ORT accepts it (a lenient merge, which can also leave the output of an If branch without a shape);
+ * but where it then pre-allocates that output (an If whose output shape is fixed), a node that
+ * writes x's shape there fails the run, while ORT's own nodes, from whose shapes it infers the
+ * allocation, do not. */
+OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_value,
+                                      const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
+                                      bool *holds);
+
+/* Decides whether node is one we can run. On success *out is filled and *reason is NULL; a node
+ * we decline gets *reason (a static string saying why). A failing ORT call is returned. */
+OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *out,
+                         const char **reason);
 
 /* ---- fusion.c ------------------------------------------------------------------------------ */
 
@@ -370,6 +372,17 @@ void actx_ep_registry_free(actx_ep_registry *registry);
 OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,
                           const actx_ep_options *options, OrtEp **out);
 void actx_ep_release(OrtEp *ep);
+
+/* ---- takes.c ------------------------------------------------------------------------------- */
+
+/* Whether the policy takes a node claim.c can run (info), or a matched subgraph; *why says why
+ * not. A node `auto`'s table declines gets *why == actx_ep_auto_table_declines (ep.c may still
+ * take it into the claim it follows). */
+OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, const OrtNode *node,
+                              const actx_ep_node *info, bool *take, const char **why);
+OrtStatus *actx_ep_takes_fusion(const OrtApi *api, actx_ep_policy_mode policy,
+                                const actx_ep_fusion *f, bool *take, const char **why);
+extern const char actx_ep_auto_table_declines[];
 
 /* ---- status.c ------------------------------------------------------------------------------ */
 

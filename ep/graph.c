@@ -218,3 +218,65 @@ OrtStatus *actx_ep_int_attr(const OrtApi *api, const OrtNode *node, const char *
   *found = true;
   return NULL;
 }
+
+/* ---- a value's type and shape ---- */
+
+OrtStatus *actx_ep_value_meta(const OrtApi *api, const OrtValueInfo *value,
+                              actx_ep_tensor_meta *m) {
+  memset(m, 0, sizeof *m);
+  if (value == NULL) return NULL;
+  const OrtTypeInfo *type = NULL;
+  OrtStatus *st = api->GetValueInfoTypeInfo(value, &type);
+  if (st != NULL || type == NULL) return st;
+  ONNXType onnx_type = ONNX_TYPE_UNKNOWN;
+  if ((st = api->GetOnnxTypeFromTypeInfo(type, &onnx_type)) != NULL) return st;
+  if (onnx_type != ONNX_TYPE_TENSOR) return NULL;
+  const OrtTensorTypeAndShapeInfo *info = NULL;
+  if ((st = api->CastTypeInfoToTensorInfo(type, &info)) != NULL || info == NULL) return st;
+  if ((st = api->GetTensorElementType(info, &m->elem_type)) != NULL) return st;
+  m->is_tensor = true;
+  if (!api->TensorTypeAndShape_HasShape(info)) return NULL;
+  size_t rank = 0;
+  if ((st = api->GetDimensionsCount(info, &rank)) != NULL) return st;
+  if (rank > ACTX_EP_MAX_RANK) return NULL; /* treated as an unknown shape */
+  if ((st = api->GetDimensions(info, m->dims, rank)) != NULL) return st;
+  if ((st = api->GetSymbolicDimensions(info, m->dim_params, rank)) != NULL) return st;
+  for (size_t i = 0; i < rank; i++)
+    if (m->dim_params[i] == NULL) m->dim_params[i] = "";
+  m->rank = rank;
+  m->has_shape = true;
+  return NULL;
+}
+
+bool actx_ep_same_dim(const actx_ep_tensor_meta *a, size_t ia, const actx_ep_tensor_meta *b,
+                      size_t ib) {
+  const int64_t da = a->dims[ia], db = b->dims[ib];
+  if (da >= 0 || db >= 0) return da == db;
+  return a->dim_params[ia][0] != '\0' && strcmp(a->dim_params[ia], b->dim_params[ib]) == 0;
+}
+
+int64_t actx_ep_meta_elements(const actx_ep_tensor_meta *m, int64_t *min_elements) {
+  *min_elements = 0;
+  if (!m->has_shape) return -1;
+  int64_t n = 1;
+  bool known = true;
+  for (size_t i = 0; i < m->rank; i++) {
+    if (m->dims[i] < 0) {
+      known = false;
+      continue;
+    }
+    if (m->dims[i] != 0 && n > INT64_MAX / m->dims[i]) return -1;
+    n *= m->dims[i];
+  }
+  *min_elements = n;
+  return known ? n : -1;
+}
+
+bool actx_ep_elem_dtype(ONNXTensorElementDataType t, actx_dtype *out) {
+  switch (t) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: *out = ACTX_F32; return true;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: *out = ACTX_F16; return true;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: *out = ACTX_BF16; return true;
+    default: return false;
+  }
+}
