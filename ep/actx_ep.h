@@ -100,7 +100,8 @@ extern const int actx_ep_binary_since[], actx_ep_pow_since[], actx_ep_erf_since[
 /* The constants of the GELU formulas, as the three recognisers (fusion.c, pattern.c and
  * ort_fusions.c, which compares ORT's float32 roundings of them) look for them. */
 #define ACTX_EP_SQRT_2 1.4142135623730951
-#define ACTX_EP_SQRT_2_SHORT 1.4142099618911743 /* the √2 some BERT exporters write; ORT accepts it */
+/* the √2 some BERT exporters write; ORT accepts it */
+#define ACTX_EP_SQRT_2_SHORT 1.4142099618911743
 #define ACTX_EP_SQRT_1_2 0.7071067811865476
 #define ACTX_EP_SQRT_2_OVER_PI 0.7978845608028654
 #define ACTX_EP_CUBIC_COEFF 0.044715
@@ -205,7 +206,8 @@ typedef struct actx_ep_node {
 /* Whether a node whose output has its input's shape may write y: false when the shapes of x and
  * y are both known and differ in rank or in a fixed dimension, or when y is an output of a
  * subgraph (an If branch, a Loop body) and only one of the two shapes is known. A model may
- * declare a graph output's shape wrongly and ORT accepts it (a lenient merge, which can also leave the output of an If branch without a shape);
+ * declare a graph output's shape wrongly and ORT accepts it (a lenient merge, which can also
+ * leave the output of an If branch without a shape);
  * but where it then pre-allocates that output (an If whose output shape is fixed), a node that
  * writes x's shape there fails the run, while ORT's own nodes, from whose shapes it infers the
  * allocation, do not. */

@@ -270,7 +270,8 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
   for (size_t i = 0; i < n_steps && st == NULL; i++) {
     const actx_ep_node *info = &steps[i].node;
     k->steps[i].node = *info;
-    if (info->has_bias != (steps[i].bias_name != NULL) || info->elem_type != steps[0].node.elem_type) {
+    if (info->has_bias != (steps[i].bias_name != NULL) ||
+        info->elem_type != steps[0].node.elem_type) {
       st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': step %zu does not fit the others", label, i);
       break;
     }

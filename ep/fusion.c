@@ -24,7 +24,6 @@
 
 #include "actx_ep.h"
 
-
 /* A polynomial in x of degree <= 3, the most an activation argument needs (x³). */
 #define MAX_DEGREE 3
 typedef struct poly {
@@ -40,7 +39,6 @@ typedef struct poly {
 #define MAX_EXPR_DEPTH 8
 /* Mul / Div nodes after Add(core, 1) until the product is 0.5·x·(...): x and 0.5 apart. */
 #define MAX_CHAIN 3
-
 
 /* State of one match attempt. */
 typedef struct matcher {
@@ -273,7 +271,8 @@ static OrtStatus *plus_one(matcher *m, const OrtValueInfo *value, const OrtNode 
   OrtStatus *st = actx_ep_single_consumer(m->api, value, &consumer);
   if (st != NULL || consumer == NULL) return st;
   bool is_add = false;
-  if ((st = actx_ep_node_is(m->api, consumer, "Add", actx_ep_binary_since, &is_add)) != NULL || !is_add)
+  if ((st = actx_ep_node_is(m->api, consumer, "Add", actx_ep_binary_since, &is_add)) != NULL ||
+      !is_add)
     return st;
   const OrtValueInfo *other = NULL;
   if ((st = actx_ep_other_input(m->api, consumer, value, &other)) != NULL || other == NULL)
@@ -337,9 +336,11 @@ static OrtStatus *match_gelu(matcher *m, const OrtValueInfo *arg, const OrtValue
   if (st != NULL || m->failed || f->root == NULL) return st;
   if (p.c[0] != 0 || p.c[2] != 0) return NULL;
   if (f->family == ACTX_EP_FUSION_ERF_GELU) {
-    if (p.c[3] != 0 || !(near(m, p.c[1], 1 / ACTX_EP_SQRT_2) || near(m, p.c[1], 1 / ACTX_EP_SQRT_2_SHORT)))
+    if (p.c[3] != 0 ||
+        !(near(m, p.c[1], 1 / ACTX_EP_SQRT_2) || near(m, p.c[1], 1 / ACTX_EP_SQRT_2_SHORT)))
       return NULL;
-  } else if (!near(m, p.c[1], ACTX_EP_SQRT_2_OVER_PI) || !near(m, p.c[3] / p.c[1], ACTX_EP_CUBIC_COEFF)) {
+  } else if (!near(m, p.c[1], ACTX_EP_SQRT_2_OVER_PI) ||
+             !near(m, p.c[3] / p.c[1], ACTX_EP_CUBIC_COEFF)) {
     return NULL;
   }
   const OrtNode *add = NULL;
@@ -515,7 +516,8 @@ static OrtStatus *cast_to(const OrtApi *api, const OrtNode *node, int64_t to, bo
  * inserted Cast does not count as a loss of precision), so ORT alone computes the float32
  * activation of x, which is our float32 kernel's result to the bit. Taking the core alone instead
  * would round its input and output to float16. */
-static OrtStatus *match_half_casts(matcher *m, const OrtValueInfo *arg, const OrtValueInfo *core_out) {
+static OrtStatus *match_half_casts(matcher *m, const OrtValueInfo *arg,
+                                   const OrtValueInfo *core_out) {
   const OrtApi *api = m->api;
   actx_ep_fusion *f = m->f;
   const OrtNode *in_cast = NULL, *out_cast = NULL;

@@ -172,7 +172,8 @@ static OrtStatus *fast_gelu_first(const OrtApi *api, const actx_ep_fusion *f, co
     if ((st = actx_ep_node_inputs(api, add1, add_in, 2, &n)) != NULL) return st;
     for (int j = 0; j < 2 && mul2 == NULL; j++) {
       if ((st = ort_constant_is(api, add_in[1 - j], 1.0f, &ok)) != NULL) return st;
-      if (ok && (st = producer_of(api, add_in[j], "Mul", actx_ep_binary_since, &mul2)) != NULL) return st;
+      if (ok && (st = producer_of(api, add_in[j], "Mul", actx_ep_binary_since, &mul2)) != NULL)
+        return st;
     }
     if (mul2 == NULL) continue;
     /* mul2 = Mul(mul1, x), mul1 = Mul(x, 0.044715) */
@@ -215,7 +216,8 @@ static OrtStatus *fast_gelu_second(const OrtApi *api, const actx_ep_fusion *f, c
     if ((st = actx_ep_node_inputs(api, mul1, mul1_in, 2, &n)) != NULL) return st;
     for (int j = 0; j < 2 && pow == NULL; j++) {
       if ((st = ort_constant_is(api, mul1_in[1 - j], ORT_FAST_GELU_CUBIC, &ok)) != NULL) return st;
-      if (ok && (st = producer_of(api, mul1_in[j], "Pow", actx_ep_pow_since, &pow)) != NULL) return st;
+      if (ok && (st = producer_of(api, mul1_in[j], "Pow", actx_ep_pow_since, &pow)) != NULL)
+        return st;
     }
     if (pow == NULL) continue;
     const OrtValueInfo *pow_in[2];
@@ -252,7 +254,8 @@ static OrtStatus *tanh_gelu(const OrtApi *api, const actx_ep_fusion *f, const Or
       (st = consumer_of(api, sum, "Mul", actx_ep_binary_since, &mul5)) != NULL || mul5 == NULL)
     return st;
   if ((st = actx_ep_other_input(api, mul5, sum, &other)) != NULL || other == NULL) return st;
-  if ((st = producer_of(api, other, "Mul", actx_ep_binary_since, &mul6)) != NULL || mul6 == NULL) return st;
+  if ((st = producer_of(api, other, "Mul", actx_ep_binary_since, &mul6)) != NULL || mul6 == NULL)
+    return st;
   bool graph_output = false;
   if ((st = api->ValueInfo_IsGraphOutput(other, &graph_output)) != NULL || graph_output) return st;
   if ((st = takes_and_constant(api, mul6, f->root, 0.5f, &ok)) != NULL || !ok) return st;

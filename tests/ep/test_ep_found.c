@@ -13,10 +13,10 @@
  *     Gelu(−inf) is NaN where ORT gives −0. The EP must take the Add with the Gelu and add c in
  *     float32: then no element is NaN where ORT's is not, and every other is within one float16
  *     unit of the exact GELU of x + c (ORT's island computes it in float32 nodes of its own).
- *   - An If branch Add(x, b) → com.microsoft Gelu on a scalar x with a [1] bias b (so a [1] result),
- *     then an If on that value with a QuickGelu subgraph in each branch, every output declared a
- *     scalar: ORT pre-allocates the inner If's output as a scalar, so a node of ours writing [1]
- *     there failed the run where ORT alone runs it. */
+ *   - An If branch Add(x, b) → com.microsoft Gelu on a scalar x with a [1] bias b (so a [1]
+ *     result), then an If on that value with a QuickGelu subgraph in each branch, every output
+ *     declared a scalar: ORT pre-allocates the inner If's output as a scalar, so a node of ours
+ *     writing [1] there failed the run where ORT alone runs it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,8 @@ static int build_scalar_activation(actx_act_kind kind, uint8_t **bytes, size_t *
     actx_model *g = actx_part_if_branch(ACTX_ELEM_FLOAT, 0, NULL, NULL);
     actx_part_add_activation(g, kind, ACTX_ELEM_FLOAT, "x", "a", "k0", 0, NULL, 0);
     /* FastGeluFusion leaves a tanh GELU whose result is a graph output alone */
-    actx_part_add_activation(g, ACTX_ACT_RELU, ACTX_ELEM_FLOAT, "a", ACTX_PART_OUT, "k1", 0, NULL, 0);
+    actx_part_add_activation(g, ACTX_ACT_RELU, ACTX_ELEM_FLOAT, "a", ACTX_PART_OUT, "k1", 0, NULL,
+                             0);
     actx_model_node_attr_graph(node, branches[i], g);
   }
   const int rc = actx_model_serialize(m, bytes, size);
