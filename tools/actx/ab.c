@@ -56,12 +56,6 @@ static const long k_default_sizes[] = {512,   2048,  3072,  4096,   8192,
 static const long k_quick_sizes[] = {512, 4096, 16384, 1048576};
 static const long k_default_threads[] = {1, 2};
 static const long k_default_creation_nodes[] = {100, 1000, 3000};
-const actx_dtype ab_dtypes[AB_N_DTYPES] = {ACTX_F32, ACTX_F16, ACTX_BF16};
-
-bool ab_arm_a_is_custom(const ab_options *o) {
-  return o->baseline != NULL || o->threads_a > 0 || o->dtype_a != NULL;
-}
-
 /* "f32", "f16", "bf16" to the dtype; ACTX_F32 for anything else (checked before). */
 static actx_dtype dtype_of(const char *name) {
   for (size_t d = 0; d < AB_N_DTYPES; d++)

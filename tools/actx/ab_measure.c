@@ -39,6 +39,12 @@ ab_cell *ab_new_cell(ab_results *r) {
   return c;
 }
 
+const actx_dtype ab_dtypes[AB_N_DTYPES] = {ACTX_F32, ACTX_F16, ACTX_BF16};
+
+bool ab_arm_a_is_custom(const ab_options *o) {
+  return o->baseline != NULL || o->threads_a > 0 || o->dtype_a != NULL;
+}
+
 /* ---- Sessions ------------------------------------------------------------------------------ */
 
 static void arm_free(ab_arm *a) {
