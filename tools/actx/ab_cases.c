@@ -324,7 +324,7 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
     break;
   case EXPORTED_TANH_GELU:
     /* ORT fuses it only when the result is not a graph output: a Neg follows, as the next
-     * layer would */
+     * layer would (in bfloat16, for which ORT has no Neg and no fusion, an Identity) */
     add_scalar(m, "three", elem, 3.0);
     add_scalar(m, "kappa", elem, TANH_GELU_CUBIC);
     add_scalar(m, "beta", elem, SQRT_2_OVER_PI);
@@ -336,7 +336,7 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
     add_op(m, "tanh", "Tanh", "arg", NULL, "th");
     add_op(m, "add_one", "Add", "one", "th", "cdf2");
     add_op(m, "mul_x", "Mul", "half_x", "cdf2", "gelu");
-    add_op(m, "neg", "Neg", "gelu", NULL, "y");
+    add_op(m, "neg", elem == ACTX_ELEM_BFLOAT16 ? "Identity" : "Neg", "gelu", NULL, "y");
     break;
   case EXPORTED_GELU_NODE:
     add_op(m, "gelu", "Gelu", x, NULL, "y");
@@ -359,8 +359,9 @@ static int build_exported(const actx_ab_case *c, actx_dtype dtype, size_t n, uin
     return -1;
   }
   actx_model_free(m);
-  /* libactx's result, for the cells ORT alone cannot run (the Neg has no such reference) */
-  out->has_reference = model != EXPORTED_TANH_GELU;
+  /* libactx's result, for the cells ORT alone cannot run (the Neg has no such reference; the
+   * bfloat16 Identity leaves it as it is) */
+  out->has_reference = model != EXPORTED_TANH_GELU || elem == ACTX_ELEM_BFLOAT16;
   out->reference.op = c->op;
   out->reference.dtype = dtype;
   out->reference.alpha = c->op == ACTX_OP_QUICK_GELU ? (float)alpha : 0;
