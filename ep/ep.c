@@ -93,15 +93,22 @@ typedef struct claim_list {
   bool *taken; /* by position in the graph's node list */
 } claim_list;
 
+/* Doubles an array's capacity (to `first` elements when it has none); false when out of memory,
+ * the array unchanged. */
+static bool grow(void **items, size_t *capacity, size_t elem_size, size_t first) {
+  const size_t wanted = *capacity ? 2 * *capacity : first;
+  void *grown = realloc(*items, wanted * elem_size);
+  if (grown == NULL) return false;
+  *items = grown;
+  *capacity = wanted;
+  return true;
+}
+
 static OrtStatus *add_claim(const OrtApi *api, claim_list *list, const actx_ep_claimed *claim,
                             const OrtNode *const *nodes) {
-  if (list->n == list->capacity) {
-    const size_t capacity = list->capacity ? 2 * list->capacity : 64;
-    actx_ep_claimed *grown = realloc(list->claims, capacity * sizeof *grown);
-    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
-    list->claims = grown;
-    list->capacity = capacity;
-  }
+  if (list->n == list->capacity &&
+      !grow((void **)&list->claims, &list->capacity, sizeof *list->claims, 64))
+    return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
   actx_ep_claimed *c = &list->claims[list->n++];
   *c = *claim;
   c->first_node = list->n_pool;
@@ -250,13 +257,9 @@ static OrtStatus *add_group(actx_ep *ep, const claim_list *list, size_t head, co
     OrtStatus *st = add_single(ep, first, list->pool[first->first_node], support, &added);
     if (st != NULL || added) return st;
   }
-  if (ep->n_records == ep->records_capacity) {
-    const size_t capacity = ep->records_capacity ? 2 * ep->records_capacity : 16;
-    group_record *grown = realloc(ep->records, capacity * sizeof *grown);
-    if (grown == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
-    ep->records = grown;
-    ep->records_capacity = capacity;
-  }
+  if (ep->n_records == ep->records_capacity &&
+      !grow((void **)&ep->records, &ep->records_capacity, sizeof *ep->records, 16))
+    return actx_ep_error(api, ORT_FAIL, "out of memory recording a claim");
   group_record r = {0};
   size_t tail = head;
   for (size_t c = head; c != SIZE_MAX; c = next[c]) {

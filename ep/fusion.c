@@ -499,7 +499,7 @@ static OrtStatus *feeds_only(const OrtApi *api, const OrtValueInfo *value, const
   return st;
 }
 
-/* value's producer when it is a Cast to `to`; else NULL. */
+/* Whether node is a Cast to `to`. */
 static OrtStatus *cast_to(const OrtApi *api, const OrtNode *node, int64_t to, bool *out) {
   *out = false;
   bool is_cast = false, found = false;
@@ -516,7 +516,7 @@ static OrtStatus *cast_to(const OrtApi *api, const OrtNode *node, int64_t to, bo
  * inserted Cast does not count as a loss of precision), so ORT alone computes the float32
  * activation of x, which is our float32 kernel's result to the bit. Taking the core alone instead
  * would round its input and output to float16. */
-static OrtStatus *match_half_casts(matcher *m, const OrtValueInfo *arg,
+static OrtStatus *match_half_casts(matcher *m, actx_op op, const OrtValueInfo *arg,
                                    const OrtValueInfo *core_out) {
   const OrtApi *api = m->api;
   actx_ep_fusion *f = m->f;
@@ -538,9 +538,11 @@ static OrtStatus *match_half_casts(matcher *m, const OrtValueInfo *arg,
   if ((st = actx_ep_value_meta(api, x, &x_meta)) != NULL) return st;
   if (!x_meta.is_tensor || x_meta.elem_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return NULL;
   f->family = ACTX_EP_FUSION_HALF_CASTS;
+  f->node.op = op;
   f->node.dtype = ACTX_F32;
-  f->root = x;
+  f->root = f->x = x;
   f->y = y;
+  add_node(m, f->core);
   add_node(m, in_cast);
   add_node(m, out_cast);
   return NULL;
@@ -616,20 +618,15 @@ OrtStatus *actx_ep_match_fusion(const OrtApi *api, const OrtNode *node, actx_ep_
   out->core = node;
 
   if (out->node.dtype == ACTX_F16 && (is_erf || is_tanh || is_sigmoid)) {
-    out->node.op = is_erf ? ACTX_OP_ERF : is_tanh ? ACTX_OP_TANH : ACTX_OP_SIGMOID;
-    add_node(&m, node);
-    if ((st = match_half_casts(&m, arg, core_out)) != NULL) return st;
+    const actx_op op = is_erf ? ACTX_OP_ERF : is_tanh ? ACTX_OP_TANH : ACTX_OP_SIGMOID;
+    if ((st = match_half_casts(&m, op, arg, core_out)) != NULL) return st;
     if (out->family == ACTX_EP_FUSION_HALF_CASTS) {
-      out->x = out->root;
       if (m.failed || (st = check_values(&m)) != NULL || m.failed) return st;
       out->node.kind = fused_kind(out);
       *found = true;
       return NULL;
     }
-    memset(out, 0, sizeof *out); /* not between Casts: the subgraphs below, as for float32 */
-    out->node.dtype = ACTX_F16;
-    out->core = node;
-    m = (matcher){.api = api, .f = out, .tolerance = m.tolerance};
+    /* not between Casts: the subgraphs below, as for float32 */
   }
   if (is_erf || is_tanh) {
     out->family = is_erf ? ACTX_EP_FUSION_ERF_GELU : ACTX_EP_FUSION_TANH_GELU;

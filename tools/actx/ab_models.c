@@ -501,19 +501,23 @@ static void format_claims(long on, long total, long expected, char *buf, size_t 
     snprintf(buf, size, "%ld/%ld", on, total);
 }
 
+/* Whether column k of the table is shown: the null control's only with --null; with check_only
+ * the model's name and the claim and check columns (from index 10), none of the times. */
+static bool column_kept(const actx_ab_models *m, size_t k, size_t null_column) {
+  if (k == null_column && !m->null_control)
+    return false;
+  return k == 0 || !m->check_only || k >= 10;
+}
+
 static actx_table *build_table(const actx_ab_models *m) {
   const char *headers[] = {"model",   "thr",     "reps",     "batch ms", "ORT ms", "ORT/auto",
                            "p10-p90", "ORT/all", "p10-p90",  "ORT/ORT'", "auto",   "all",
                            "auto check", "all check", "result"};
   enum { N_HEADERS = sizeof headers / sizeof *headers, NULL_COLUMN = 9 };
-  /* check_only: no time columns */
-  const size_t first_kept = m->check_only ? 10 : 0;
   const char *kept[N_HEADERS];
   size_t n_cols = 0;
-  if (m->check_only)
-    kept[n_cols++] = headers[0];
-  for (size_t k = first_kept; k < N_HEADERS; k++)
-    if ((k != NULL_COLUMN || m->null_control) && (k > 0 || !m->check_only))
+  for (size_t k = 0; k < N_HEADERS; k++)
+    if (column_kept(m, k, NULL_COLUMN))
       kept[n_cols++] = headers[k];
   actx_table *t = actx_table_create(n_cols, kept);
   if (t == NULL)
@@ -559,10 +563,8 @@ static actx_table *build_table(const actx_ab_models *m) {
                                           first ? all_check : "", first ? result : ""};
       const char *cells[N_HEADERS];
       size_t n = 0;
-      if (m->check_only)
-        cells[n++] = all_cells[0];
-      for (size_t c = first_kept; c < N_HEADERS; c++)
-        if ((c != NULL_COLUMN || m->null_control) && (c > 0 || !m->check_only))
+      for (size_t c = 0; c < N_HEADERS; c++)
+        if (column_kept(m, c, NULL_COLUMN))
           cells[n++] = all_cells[c];
       actx_table_add_row(t, cells);
     }
