@@ -215,6 +215,19 @@ OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_v
                                       const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
                                       bool *holds);
 
+/* The values of ai.onnx Gelu's `approximate`, by their index (the claim's and the registered
+ * kernel's reading of it), and the longest string attribute value any served operator accepts. */
+typedef enum actx_ep_approximate {
+  ACTX_EP_APPROXIMATE_NONE,
+  ACTX_EP_APPROXIMATE_TANH
+} actx_ep_approximate;
+extern const char *const actx_ep_approximate_values[2];
+#define ACTX_EP_MAX_STRING_ATTR 16
+/* Which of the n `accepted` values the string value[0, len) is, byte for byte and length for
+ * length (an ONNX string is bytes, and ORT's kernels compare it as a std::string, so "tanh\0junk"
+ * is not "tanh"); -1 for none. */
+int actx_ep_string_choice(const char *value, size_t len, const char *const *accepted, size_t n);
+
 /* Decides whether node is one we can run. On success *out is filled and *reason is NULL; a node
  * we decline gets *reason (a static string saying why). A failing ORT call is returned. */
 OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *out,

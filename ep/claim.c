@@ -103,27 +103,30 @@ static OrtStatus *find_attr(const OrtApi *api, const OrtNode *node, const char *
   return st;
 }
 
-/* The longest string attribute value any served operator accepts ("none", "tanh"). */
-#define MAX_STRING_ATTR 16
+const char *const actx_ep_approximate_values[2] = {"none", "tanh"};
 
-/* Which of the n values in `accepted` a string attribute holds, byte for byte and length for
- * length: an ONNX string is bytes, and ORT's kernels compare it as a std::string, so
- * "tanh\0junk" is not "tanh". *index is -1 for anything else (not a string, another value). */
+int actx_ep_string_choice(const char *value, size_t len, const char *const *accepted, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (len == strlen(accepted[i]) && memcmp(value, accepted[i], len) == 0) return (int)i;
+  return -1;
+}
+
+/* Which of the n values in `accepted` a string attribute holds (actx_ep_string_choice); *index
+ * is -1 for anything else (not a string, another value). */
 static OrtStatus *string_attr_value(const OrtApi *api, const OrtOpAttr *attr,
-                                    const char *const *accepted, int n, int *index) {
+                                    const char *const *accepted, size_t n, int *index) {
   *index = -1;
   OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
   OrtStatus *st = api->OpAttr_GetType(attr, &type);
   if (st != NULL || type != ORT_OP_ATTR_STRING) return st;
-  char value[MAX_STRING_ATTR];
+  char value[ACTX_EP_MAX_STRING_ATTR];
   size_t len = 0;
   st = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, value, sizeof value, &len);
   if (st != NULL) { /* longer than any value we accept */
     api->ReleaseStatus(st);
     return NULL;
   }
-  for (int i = 0; i < n && len <= sizeof value; i++)
-    if (len == strlen(accepted[i]) && memcmp(value, accepted[i], len) == 0) *index = i;
+  if (len <= sizeof value) *index = actx_ep_string_choice(value, len, accepted, n);
   return NULL;
 }
 
@@ -223,14 +226,14 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
       const OrtOpAttr *attr = NULL;
       if ((st = find_attr(api, node, "approximate", &attr)) != NULL) return st;
       if (attr != NULL) {
-        static const char *const approximate[] = {"none", "tanh"};
         int which = -1;
-        if ((st = string_attr_value(api, attr, approximate, 2, &which)) != NULL) return st;
+        if ((st = string_attr_value(api, attr, actx_ep_approximate_values, 2, &which)) != NULL)
+          return st;
         if (which < 0) {
           *reason = "unknown approximate value";
           return NULL;
         }
-        if (which == 1) out->kind = ACTX_EP_GELU_TANH;
+        if (which == ACTX_EP_APPROXIMATE_TANH) out->kind = ACTX_EP_GELU_TANH;
       }
       break;
     }

@@ -39,7 +39,7 @@ struct actx_ep_registry {
  * the node does not set it (ORT cannot tell a missing attribute from one of another type, and
  * claim.c claims neither of another type). */
 static OrtStatus *string_attr(const OrtApi *api, const OrtKernelInfo *info, const char *name,
-                              const char *const *accepted, int n, int *index, bool *present) {
+                              const char *const *accepted, size_t n, int *index, bool *present) {
   *index = -1;
   *present = false;
   size_t size = 0;
@@ -49,12 +49,12 @@ static OrtStatus *string_attr(const OrtApi *api, const OrtKernelInfo *info, cons
     return NULL;
   }
   *present = true;
-  char value[16];
-  if (size > sizeof value) return NULL; /* longer than any accepted value */
+  char value[ACTX_EP_MAX_STRING_ATTR];
+  if (size == 0 || size > sizeof value) return NULL; /* longer than any accepted value */
   if ((st = api->KernelInfoGetAttribute_string(info, name, value, &size)) != NULL) return st;
-  /* size counts the terminating NUL ORT adds; an embedded NUL makes it longer than strlen */
-  for (int i = 0; i < n; i++)
-    if (size == strlen(accepted[i]) + 1 && memcmp(value, accepted[i], size) == 0) *index = i;
+  /* size counts the terminating NUL ORT adds; an embedded NUL makes the rest count too */
+  if (size > 0 && value[size - 1] == '\0')
+    *index = actx_ep_string_choice(value, size - 1, accepted, n);
   return NULL;
 }
 
@@ -113,14 +113,14 @@ static OrtStatus *node_from_info(const OrtApi *api, const actx_ep_op_rule *rule,
                          (int)out->elem_type);
   switch (rule->kind) {
     case ACTX_EP_GELU: {
-      static const char *const approximate[] = {"none", "tanh"};
       int which = -1;
       bool present = false;
-      if ((st = string_attr(api, info, "approximate", approximate, 2, &which, &present)) != NULL)
+      if ((st = string_attr(api, info, "approximate", actx_ep_approximate_values, 2, &which,
+                            &present)) != NULL)
         return st;
       if (present && which < 0)
         return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unknown approximate value", label);
-      if (which == 1) out->kind = ACTX_EP_GELU_TANH;
+      if (which == ACTX_EP_APPROXIMATE_TANH) out->kind = ACTX_EP_GELU_TANH;
       break;
     }
     case ACTX_EP_QUICK_GELU: {
