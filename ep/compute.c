@@ -48,6 +48,7 @@ static size_t parallel_min_elements(actx_op op) {
 typedef struct kernel_step {
   actx_ep_node node;
   size_t bias_input; /* index among the fused node's inputs; valid when node.has_bias */
+  actx_plan *plan;   /* node's op, made with the kernel */
 } kernel_step;
 
 /* A compiled node (claimed nodes or fused subgraphs, each step computing on the previous
@@ -98,7 +99,8 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
                                OrtKernelContext *context, const void *src, void *y, size_t n,
                                const int64_t *dims, size_t rank) {
   const OrtApi *api = k->api;
-  actx_op_desc desc = {.op = step->node.op, .dtype = step->node.dtype, .alpha = step->node.alpha};
+  const void *bias_data = NULL;
+  size_t bias_len = 0;
   if (step->node.has_bias) {
     /* The shapes were checked at claim time where known; a symbolic one is checked here, with
      * ORT's own rule (1-D, the input's last dimension). */
@@ -114,22 +116,22 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
                         : actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias is missing", k->name);
     if (step->node.bias_is_scalar) {
       /* a constant initializer: its type and shape were read at claim time */
-      desc.bias_len = 1;
+      bias_len = 1;
     } else {
       if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
         return actx_ep_error(api, ORT_INVALID_ARGUMENT,
                              "node '%s': bias must be 1-D with the input's last dimension",
                              k->name);
-      desc.bias_len = (size_t)bdims[0];
+      bias_len = (size_t)bdims[0];
     }
-    if ((st = api->GetTensorData(bias, &desc.bias)) != NULL) return st;
+    if ((st = api->GetTensorData(bias, &bias_data)) != NULL) return st;
   }
   const ort_runner runner = {api, context};
   const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};
-  const actx_status status =
-      actx_compute(&desc, src, y, n, n >= parallel_min_elements(desc.op) ? &par : NULL);
+  const actx_status status = actx_plan_run(step->plan, src, y, n, bias_data, bias_len,
+                                           n >= parallel_min_elements(step->node.op) ? &par : NULL);
   if (status != ACTX_OK)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_compute: %s", k->name,
+    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_plan_run: %s", k->name,
                          actx_status_string(status));
   return NULL;
 }
@@ -189,14 +191,23 @@ static OrtStatus *kernel_impl_compute(OrtKernelImpl *self, OrtKernelContext *con
   return compute(kernel_of_impl(self), context);
 }
 
-static void kernel_impl_release(OrtKernelImpl *self) { free(kernel_of_impl(self)); }
+static void kernel_free(actx_ep_kernel *k) {
+  if (k == NULL) return;
+  for (size_t i = 0; i < k->n_steps; i++) actx_plan_destroy(k->steps[i].plan);
+  free(k);
+}
 
-/* A float16 / bfloat16 table is built now, with the session, not in its first Run(); if it
- * cannot be, Compute runs the kernel (same bits). */
-static void prepare(const actx_ep_node *info) {
-  if (info->has_bias) return;
-  const actx_op_desc desc = {.op = info->op, .dtype = info->dtype, .alpha = info->alpha};
-  (void)actx_prepare(&desc);
+static void kernel_impl_release(OrtKernelImpl *self) { kernel_free(kernel_of_impl(self)); }
+
+/* The step's plan, made with the session: whatever libactx decides once (a float16 / bfloat16
+ * table included) is not paid in a Run(). */
+static OrtStatus *make_plan(const OrtApi *api, kernel_step *step, const char *label) {
+  const actx_op_desc desc = {.op = step->node.op, .dtype = step->node.dtype,
+                             .alpha = step->node.alpha};
+  const actx_status st = actx_plan_create(&desc, &step->plan);
+  return st == ACTX_OK ? NULL
+                       : actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_plan_create: %s", label,
+                                       actx_status_string(st));
 }
 
 OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *node,
@@ -214,7 +225,11 @@ OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *n
   k->steps[0].node = *node;
   k->steps[0].bias_input = 1; /* BiasGelu's and FastGelu's input 1 */
   snprintf(k->name, sizeof k->name, "%s", label);
-  prepare(node);
+  OrtStatus *st = make_plan(api, &k->steps[0], label);
+  if (st != NULL) {
+    kernel_free(k);
+    return st;
+  }
   *out = &k->impl;
   return NULL;
 }
@@ -281,17 +296,18 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
         st = actx_ep_error(api, ORT_EP_FAIL,
                            "node '%s': bias '%s' not among the fused node's inputs", label,
                            steps[i].bias_name);
-    } else {
-      prepare(info);
     }
+    if (st == NULL) st = make_plan(api, &k->steps[i], label);
   }
   free(inputs);
   if (st != NULL) {
-    free(k);
+    kernel_free(k);
     return st;
   }
   *out = &k->info;
   return NULL;
 }
 
-void actx_ep_kernel_release(OrtNodeComputeInfo *info) { free(info); }
+void actx_ep_kernel_release(OrtNodeComputeInfo *info) {
+  kernel_free((actx_ep_kernel *)((char *)info - offsetof(actx_ep_kernel, info)));
+}

@@ -118,6 +118,26 @@ ACTX_API actx_status actx_compute(const actx_op_desc *desc, const void *x, void 
  * allocated (actx_compute() then runs the kernel instead: same bits). */
 ACTX_API actx_status actx_prepare(const actx_op_desc *desc);
 
+/* ---- Plans: one op, many tensors ------------------------------------------------------------ */
+
+/* What actx_compute() works out from the descriptor alone (its checks, the kernel of the ISA in
+ * use, the ORT rule's parameters), done once, so that an op run again and again on small
+ * tensors (an ORT kernel, a decode loop) pays per call only for the tensor. A plan keeps the
+ * ISA and ORT rule in force when it was made (actx_set_isa() / actx_set_ort_rule() later do not
+ * change it) and holds nothing else of the caller's: several threads may run one plan at once. */
+typedef struct actx_plan actx_plan;
+
+/* Checks desc as actx_prepare() does and does its one-time work. desc's bias and bias_len are
+ * checked, not kept: each run passes its own. ACTX_ERROR_OUT_OF_MEMORY if the plan cannot be
+ * allocated (a table that cannot be is not an error here: the plan then runs the kernel). */
+ACTX_API actx_status actx_plan_create(const actx_op_desc *desc, actx_plan **plan);
+/* actx_compute() of the plan's op on n elements, with bias/bias_len as actx_op_desc's (NULL/0 =
+ * none): the same checks, errors and bits. */
+ACTX_API actx_status actx_plan_run(const actx_plan *plan, const void *x, void *y, size_t n,
+                                   const void *bias, size_t bias_len, const actx_parallel *par);
+/* Frees a plan; NULL is a no-op. */
+ACTX_API void actx_plan_destroy(actx_plan *plan);
+
 /* Threads used by the convenience functions below: a built-in pthread pool of n - 1 workers
  * plus the caller. 0 or 1 means no pool. The initial value comes from the environment variable
  * ACTX_NUM_THREADS, else 1. Not to be called while a convenience function runs. */

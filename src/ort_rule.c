@@ -48,11 +48,11 @@ actx_status actx_set_ort_rule(actx_ort_rule rule) {
   return ACTX_OK;
 }
 
-actx_kernel_params actx_ort_rule_params(const actx_op_desc *d) {
-  actx_kernel_params p = {.bias = NULL, .alpha = d->alpha};
+actx_kernel_params actx_ort_rule_params(actx_op op, float alpha, int has_bias) {
+  actx_kernel_params p = {.bias = NULL, .alpha = alpha};
   if (actx_get_ort_rule() != ACTX_ORT_RULE_AVX512) return p;
-  const int silu = d->op == ACTX_OP_QUICK_GELU && d->alpha == 1.0f;
-  const int gelu = d->op == ACTX_OP_GELU && d->bias == NULL;
+  const int silu = op == ACTX_OP_QUICK_GELU && alpha == 1.0f;
+  const int gelu = op == ACTX_OP_GELU && !has_bias;
   p.keep_nan = silu || gelu;
   p.clamp_one = silu;
   return p;

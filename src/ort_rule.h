@@ -6,7 +6,7 @@
 #include "actx.h"
 #include "kernels.h"
 
-/* The kernel parameters of desc under the active rule. */
-actx_kernel_params actx_ort_rule_params(const actx_op_desc *desc);
+/* The kernel parameters of op (with alpha, with or without a bias) under the active rule. */
+actx_kernel_params actx_ort_rule_params(actx_op op, float alpha, int has_bias);
 
 #endif /* ACTX_ORT_RULE_H */

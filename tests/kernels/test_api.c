@@ -1,6 +1,7 @@
 /* The public API's contract: every bad argument gets its actx_status (never a crash), the
- * convenience functions equal actx_compute, every thread count and split gives the same bits
- * (under both ORT rules), and so do threads racing to build a float16 / bfloat16 table. */
+ * convenience functions and plans equal actx_compute, every thread count and split gives the
+ * same bits (under both ORT rules), and so do threads racing to build a float16 / bfloat16
+ * table. */
 #include <pthread.h>
 
 #include "../../src/lut.h"
@@ -78,6 +79,89 @@ static void reverse_parallel_for(void *runner, actx_task_fn task, void *ctx, siz
   (void)runner;
   tasks_seen = num_tasks;
   for (size_t i = num_tasks; i-- > 0;) task(ctx, i);
+}
+
+/* Plans: actx_compute's checks and errors, and its bits for every op, dtype, size and bias,
+ * under the ORT rule in force when the plan was made. */
+static void check_plan_errors(void) {
+  float x[16] = {0}, y[16], b[4] = {0};
+  actx_plan *p = (actx_plan *)&p;
+  actx_op_desc d = {.op = ACTX_OP_ERF, .dtype = ACTX_F32};
+  EXPECT(actx_plan_create(NULL, &p) == ACTX_ERROR_NULL_POINTER && p == NULL, "create NULL desc");
+  EXPECT(actx_plan_create(&d, NULL) == ACTX_ERROR_NULL_POINTER, "create NULL plan");
+  d.op = ACTX_OP_COUNT;
+  EXPECT(actx_plan_create(&d, &p) == ACTX_ERROR_INVALID_ARGUMENT && p == NULL, "create bad op");
+  d = (actx_op_desc){.op = ACTX_OP_TANH, .dtype = ACTX_F32, .alpha = 1.0f};
+  EXPECT(actx_plan_create(&d, &p) == ACTX_ERROR_INVALID_ARGUMENT, "create alpha on tanh");
+  d = (actx_op_desc){.op = ACTX_OP_ERF, .dtype = ACTX_F32, .bias = b, .bias_len = 4};
+  EXPECT(actx_plan_create(&d, &p) == ACTX_ERROR_INVALID_ARGUMENT, "create bias on erf");
+  EXPECT(actx_plan_run(NULL, x, y, 16, NULL, 0, NULL) == ACTX_ERROR_NULL_POINTER, "run NULL plan");
+  actx_plan_destroy(NULL);
+
+  d = (actx_op_desc){.op = ACTX_OP_ERF, .dtype = ACTX_F32};
+  EXPECT(actx_plan_create(&d, &p) == ACTX_OK && p != NULL, "create erf");
+  EXPECT(actx_plan_run(p, x, y, 16, b, 4, NULL) == ACTX_ERROR_INVALID_ARGUMENT, "bias on erf");
+  EXPECT(actx_plan_run(p, NULL, y, 16, NULL, 0, NULL) == ACTX_ERROR_NULL_POINTER, "NULL x");
+  EXPECT(actx_plan_run(p, x, NULL, 16, NULL, 0, NULL) == ACTX_ERROR_NULL_POINTER, "NULL y");
+  EXPECT(actx_plan_run(p, NULL, NULL, 0, NULL, 0, NULL) == ACTX_OK, "n = 0, NULL buffers");
+  EXPECT(actx_plan_run(p, x, x + 1, 8, NULL, 0, NULL) == ACTX_ERROR_OVERLAP, "overlap");
+  EXPECT(actx_plan_run(p, x, x, 16, NULL, 0, NULL) == ACTX_OK, "in place");
+  actx_plan_destroy(p);
+
+  d.op = ACTX_OP_GELU;
+  EXPECT(actx_plan_create(&d, &p) == ACTX_OK, "create gelu");
+  EXPECT(actx_plan_run(p, x, y, 16, b, 4, NULL) == ACTX_OK, "gelu with bias");
+  EXPECT(actx_plan_run(p, x, y, 15, b, 4, NULL) == ACTX_ERROR_INVALID_BIAS, "15 mod 4");
+  EXPECT(actx_plan_run(p, x, y, 16, b, 0, NULL) == ACTX_ERROR_INVALID_BIAS, "bias, h = 0");
+  EXPECT(actx_plan_run(p, x, y, 16, NULL, 4, NULL) == ACTX_ERROR_NULL_POINTER, "h = 4, no bias");
+  actx_plan_destroy(p);
+}
+
+static void check_plan_bits(void) {
+  enum { N = 40000, H = 7 }; /* N: past the table threshold and split in two */
+  static uint16_t xh[N], ah[N], bh[N], biash[H];
+  static float xf[N], af[N], bf[N], biasf[H];
+  uint64_t s = 5;
+  for (size_t i = 0; i < N; i++) xf[i] = rng_uniform(&s, -20, 20), xh[i] = (uint16_t)rng_next(&s);
+  /* NaNs with a payload, signalling ones included: the rules differ on them */
+  const uint32_t nan_bits[] = {0x7fa00001u, 0xffc01234u, 0x7f800001u};
+  for (size_t i = 0; i < 3; i++) memcpy(&xf[100 + 7 * i], &nan_bits[i], 4);
+  for (size_t i = 0; i < H; i++) biasf[i] = rng_uniform(&s, -1, 1), biash[i] = (uint16_t)(0x3c00 + i);
+  const size_t sizes[] = {1, 17, 300, 5005, N};
+  const actx_parallel par = {reverse_parallel_for, NULL, 2};
+  const actx_ort_rule rule = actx_get_ort_rule();
+  for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++)
+    for (int op = 0; op < ACTX_OP_COUNT; op++)
+      for (int dt = 0; dt < ACTX_DTYPE_COUNT; dt++)
+        for (int variant = 0; variant < 2; variant++) {
+          /* the second variant: with a bias, or QuickGelu as SiLU (alpha 1, the rules differ) */
+          actx_op_desc d = {.op = (actx_op)op, .dtype = (actx_dtype)dt};
+          const int biased = variant && (op == ACTX_OP_GELU || op == ACTX_OP_GELU_TANH);
+          if (op == ACTX_OP_QUICK_GELU) d.alpha = variant ? 1.0f : 1.702f;
+          else if (variant && !biased) continue;
+          actx_set_ort_rule((actx_ort_rule)r);
+          actx_plan *p = NULL;
+          EXPECT(actx_plan_create(&d, &p) == ACTX_OK, "create %s", actx_op_name(d.op));
+          /* made under rule r, run under the other: the plan keeps r */
+          actx_set_ort_rule((actx_ort_rule)(1 - r));
+          const void *x = dt == ACTX_F32 ? (const void *)xf : xh;
+          void *a = dt == ACTX_F32 ? (void *)af : ah, *b = dt == ACTX_F32 ? (void *)bf : bh;
+          const size_t es = actx_dtype_size(d.dtype);
+          if (biased) d.bias = dt == ACTX_F32 ? (const void *)biasf : biash, d.bias_len = H;
+          for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            const size_t n = sizes[k] / H * H + (biased ? 0 : sizes[k] % H);
+            memset(a, 0, n * es), memset(b, 0xff, n * es);
+            EXPECT(actx_plan_run(p, x, a, n, d.bias, d.bias_len, &par) == ACTX_OK, "run");
+            actx_set_ort_rule((actx_ort_rule)r);
+            EXPECT(actx_compute(&d, x, b, n, &par) == ACTX_OK, "compute");
+            actx_set_ort_rule((actx_ort_rule)(1 - r));
+            EXPECT(memcmp(a, b, n * es) == 0, "%s rule, %s %s%s, n = %zu: plan != actx_compute",
+                   actx_ort_rule_name((actx_ort_rule)r), actx_op_name(d.op),
+                   actx_dtype_name(d.dtype), biased ? " with bias" : "", n);
+          }
+          actx_plan_destroy(p);
+        }
+  actx_set_ort_rule(rule);
 }
 
 static void check_threads(void) {
@@ -223,6 +307,8 @@ int main(void) {
   check_prepare();
   check_errors();
   check_convenience();
+  check_plan_errors();
+  check_plan_bits();
   check_threads();
   return test_finish("test_api");
 }
