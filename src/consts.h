@@ -10,6 +10,9 @@
 
 #include <stdint.h>
 
+/* float32's exponent bias: 2^r has the exponent field r + 127 */
+#define ACTX_F32_EXPONENT_BIAS 127
+
 /* ---- erf: two branches split at |x| = 0.921875 (MlasErfConstants) ---- */
 #define ACTX_ERF_UPPER_ABS_RANGE 3.925f /* |x| is clamped here: erf is exactly 1 past it */
 #define ACTX_ERF_SPLIT_BOUNDARY 0.921875f
@@ -42,7 +45,6 @@
 #define ACTX_ERF_EXP_P5 1.00000000e+0f
 #define ACTX_ERF_EXP_P6 1.00000000e+0f
 #define ACTX_ERF_EXP_C 1.25829120e+7f /* 1.5 * 2^23: adding it rounds to an integer */
-#define ACTX_ERF_EXP_X7F 127          /* float exponent bias */
 
 /* ---- tanh: odd rational p(x)/q(x) on x clamped to [-9, 9] (MlasTanhConstants) ---- */
 #define ACTX_TANH_LOWER_RANGE (-9.0f)

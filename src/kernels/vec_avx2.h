@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../consts.h"
+
 #define VF_LANES 8
 /* Vectors per unrolled step. The bodies run each step across all of them in lockstep, as
  * MLAS's 4x8 loops do: one vector's dependency chain is ~30 operations long, longer than the
@@ -51,10 +53,12 @@ VF_INLINE vf vf_opaque(vf v) {
   return v;
 }
 
-/* 2^r for integral r in [-127, 128], through the exponent field */
-VF_INLINE vf vf_pow2_int(vf r, int32_t exponent_bias) {
-  const __m256i e = _mm256_add_epi32(_mm256_cvttps_epi32(r), _mm256_set1_epi32(exponent_bias));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+/* v * 2^r for integral r, 2^r and the product normal (so exact): MLAS's FMA3 kernels
+ * multiply by 2^r built in the exponent field, its AVX-512F ones use vscalefps, which agree */
+VF_INLINE vf vf_mul_pow2(vf v, vf r) {
+  const __m256i e =
+      _mm256_add_epi32(_mm256_cvttps_epi32(r), _mm256_set1_epi32(ACTX_F32_EXPONENT_BIAS));
+  return _mm256_mul_ps(v, _mm256_castsi256_ps(_mm256_slli_epi32(e, 23)));
 }
 
 /* ---- loads and stores: every dtype widens to float32 lanes ---------------------------------- */

@@ -52,10 +52,8 @@ VF_INLINE vf vf_opaque(vf v) {
   return v;
 }
 
-VF_INLINE vf vf_pow2_int(vf r, int32_t exponent_bias) {
-  const __m512i e = _mm512_add_epi32(_mm512_cvttps_epi32(r), _mm512_set1_epi32(exponent_bias));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
-}
+/* one instruction here (MLAS's AVX-512F erf uses it too) */
+VF_INLINE vf vf_mul_pow2(vf v, vf r) { return _mm512_scalef_ps(v, r); }
 
 /* ---- loads and stores ------------------------------------------------------------------------ */
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../consts.h"
 #include "../half.h"
 
 #define VF_LANES 1
@@ -56,9 +57,9 @@ VF_INLINE vf vf_opaque(vf v) {
   return v;
 }
 
-/* r is integral in [-127, 128] where the bodies use it, so the conversion is exact */
-VF_INLINE vf vf_pow2_int(vf r, int32_t exponent_bias) {
-  return vf_bits((uint32_t)((int32_t)r + exponent_bias) << 23);
+/* r is integral where the bodies use it, 2^r and the product normal: exact, as on x86 */
+VF_INLINE vf vf_mul_pow2(vf v, vf r) {
+  return v * vf_bits((uint32_t)((int32_t)r + ACTX_F32_EXPONENT_BIAS) << 23);
 }
 
 /* ---- loads and stores: through memcpy, so any alignment works ------------------------------- */
