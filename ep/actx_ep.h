@@ -391,10 +391,12 @@ void actx_ep_release(OrtEp *ep);
 /* ---- takes.c ------------------------------------------------------------------------------- */
 
 /* Whether the policy takes a node claim.c can run (info), or a matched subgraph; *why says why
- * not. A node `auto`'s table declines gets *why == actx_ep_auto_table_declines (ep.c may still
- * take it into the claim it follows). */
+ * not. match is actx_ep_match_fusion's subgraph with node as its core, NULL when it found none.
+ * A node `auto`'s table declines gets *why == actx_ep_auto_table_declines (ep.c may still take
+ * it into the claim it follows). */
 OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, const OrtNode *node,
-                              const actx_ep_node *info, bool *take, const char **why);
+                              const actx_ep_node *info, const actx_ep_fusion *match, bool *take,
+                              const char **why);
 OrtStatus *actx_ep_takes_fusion(const OrtApi *api, actx_ep_policy_mode policy,
                                 const actx_ep_fusion *f, bool *take, const char **why);
 extern const char actx_ep_auto_table_declines[];

@@ -91,6 +91,11 @@ typedef struct claim_list {
   size_t n_pool;
   actx_ep_positions positions;
   bool *taken; /* by position in the graph's node list */
+  /* the subgraph matched with each node as its core, for the lone-node decisions: match_of[i]
+   * indexes matches, SIZE_MAX where none was found */
+  size_t *match_of;
+  actx_ep_fusion *matches;
+  size_t n_matches, matches_capacity;
 } claim_list;
 
 /* Doubles an array's capacity (to `first` elements when it has none); false when out of memory,
@@ -124,6 +129,11 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
   bool found = false;
   OrtStatus *st = actx_ep_match_fusion(api, nodes[i], &f, &found);
   if (st != NULL || !found) return st;
+  if (list->n_matches == list->matches_capacity &&
+      !grow((void **)&list->matches, &list->matches_capacity, sizeof *list->matches, 16))
+    return actx_ep_error(api, ORT_FAIL, "out of memory recording a match");
+  list->match_of[i] = list->n_matches;
+  list->matches[list->n_matches++] = f;
   size_t pos[ACTX_EP_MAX_FUSED_NODES];
   for (size_t k = 0; k < f.n_nodes; k++) {
     const char *assigned = NULL;
@@ -192,7 +202,10 @@ static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, c
   bool take = false;
   if ((st = actx_ep_claim(api, nodes[i], &info, &reason)) != NULL) return st;
   if (reason == NULL &&
-      (st = actx_ep_takes_node(api, ep->policy, nodes[i], &info, &take, &reason)) != NULL)
+      (st = actx_ep_takes_node(api, ep->policy, nodes[i], &info,
+                               list->match_of[i] != SIZE_MAX ? &list->matches[list->match_of[i]]
+                                                             : NULL,
+                               &take, &reason)) != NULL)
     return st;
   if (!take && reason == actx_ep_auto_table_declines) {
     if ((st = follows_claim(ep, list, nodes[i], &info, &take)) != NULL) return st;
@@ -317,13 +330,15 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
   if (st != NULL || n == 0) return st;
   /* the graph's nodes, the claims' nodes, and a group's nodes */
   const OrtNode **nodes = malloc(3 * n * sizeof *nodes);
-  claim_list list = {.taken = calloc(n, sizeof *list.taken)};
+  claim_list list = {.taken = calloc(n, sizeof *list.taken),
+                     .match_of = malloc(n * sizeof *list.match_of)};
   size_t *order = NULL, *next = NULL;
-  if (nodes == NULL || list.taken == NULL) {
+  if (nodes == NULL || list.taken == NULL || list.match_of == NULL) {
     st = actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
     goto done;
   }
   list.pool = nodes + n;
+  for (size_t i = 0; i < n; i++) list.match_of[i] = SIZE_MAX;
   if ((st = api->Graph_GetNodes(graph, nodes, n)) != NULL ||
       (st = actx_ep_positions_build(api, nodes, n, &list.positions)) != NULL)
     goto done;
@@ -354,6 +369,8 @@ done:
   free(next);
   free(list.claims);
   free(list.taken);
+  free(list.match_of);
+  free(list.matches);
   actx_ep_positions_free(&list.positions);
   free(nodes);
   return st;

@@ -7,7 +7,8 @@
 const char actx_ep_auto_table_declines[] = "auto policy: ORT measured faster here";
 
 OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, const OrtNode *node,
-                              const actx_ep_node *info, bool *take, const char **why) {
+                              const actx_ep_node *info, const actx_ep_fusion *match, bool *take,
+                              const char **why) {
   *take = false;
   *why = NULL;
   /* No policy takes a node ORT's fusions would make one kernel of with its neighbours: ORT
@@ -29,11 +30,9 @@ OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, con
    * and a subgraph ORT runs node by node (JAX's spelling of the tanh GELU, say) loses nothing to
    * our taking its core. */
   if (in_pattern && info->dtype == ACTX_F32) {
-    actx_ep_fusion f;
-    bool found = false, ort_fuses = true;
-    if ((st = actx_ep_match_fusion(api, node, &f, &found)) != NULL) return st;
-    if (found && f.node.dtype == ACTX_F32 && f.core == node &&
-        (st = actx_ep_ort_fuses(api, &f, &ort_fuses)) != NULL)
+    bool ort_fuses = true;
+    if (match != NULL && match->node.dtype == ACTX_F32 && match->core == node &&
+        (st = actx_ep_ort_fuses(api, match, &ort_fuses)) != NULL)
       return st;
     in_pattern = ort_fuses;
   }
@@ -45,15 +44,11 @@ OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, con
    * float32 (fusion.c, match_half_casts), where alone we would round its input and output to
    * float16. The three were offered as one float32 claim first; if the policy left that to ORT,
    * the node stays ORT's too. */
-  if (info->dtype == ACTX_F16 && (info->kind == ACTX_EP_ERF || info->kind == ACTX_EP_TANH ||
-                                  info->kind == ACTX_EP_SIGMOID)) {
-    actx_ep_fusion f;
-    bool found = false;
-    if ((st = actx_ep_match_fusion(api, node, &f, &found)) != NULL) return st;
-    if (found && f.family == ACTX_EP_FUSION_HALF_CASTS) {
-      *why = "ORT computes it in float32 between its Casts";
-      return NULL;
-    }
+  if (info->dtype == ACTX_F16 &&
+      (info->kind == ACTX_EP_ERF || info->kind == ACTX_EP_TANH || info->kind == ACTX_EP_SIGMOID) &&
+      match != NULL && match->family == ACTX_EP_FUSION_HALF_CASTS) {
+    *why = "ORT computes it in float32 between its Casts";
+    return NULL;
   }
   if (policy == ACTX_EP_POLICY_ALL) {
     *take = true;
