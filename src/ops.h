@@ -1,6 +1,6 @@
 /* The op list: every op libactx computes and its facts, in actx_op order. The kernel
- * declarations and the dispatch table (kernels.h, dispatch.c), the names and argument checks
- * (api.c), the float16 / bfloat16 tables (lut.c) and the tests' and benchmarks' op loops are
+ * declarations and the dispatch table (kernels.h, dispatch.c), the names (api.c), the argument
+ * checks (plan.c), the float16 / bfloat16 tables (lut.c) and the tests' and benchmarks' op loops are
  * all generated from it.
  *
  * X(name, ACTX_OP_ enum, family, bias, alpha, table)
