@@ -13,6 +13,8 @@
  * the length actx_compute splits into tasks, and the split over fake threads (tasks run in a
  * scrambled order on this thread) and over the built-in pool must give the bits of one call.
  *
+ * A plan made for the input (actx_plan_create / actx_plan_run) must give the same bits too.
+ *
  * Buffers are malloc'ed at their exact size (plus the requested misalignment), so AddressSanitizer
  * sees any read or write outside them. Any failure prints what was wrong and aborts. */
 #include <math.h>
@@ -160,7 +162,7 @@ static actx_status convenience(const actx_op_desc *d, const void *x, void *y, si
 
 /* Computes the case on the current ISA into a fresh buffer (malloc'ed, y_offset bytes before
  * the result; free with free(result - y_offset)). way: 0 single call, 1 fake tasks, 2 the
- * convenience entry point. */
+ * convenience entry point, 3 a plan (over the fake tasks when there are several). */
 static unsigned char *compute(const fuzz_case *c, int way) {
   const size_t bytes = c->n * c->es;
   unsigned char *ybuf = malloc(c->y_offset + bytes + (bytes == 0)); /* exact: ASan's bounds */
@@ -181,6 +183,13 @@ static unsigned char *compute(const fuzz_case *c, int way) {
   scramble s = {c->order_seed, 0, 0};
   if (way == 2) {
     st = convenience(&c->desc, x, y, c->n);
+  } else if (way == 3) {
+    const actx_parallel par = {scrambled_parallel_for, &s, c->tasks};
+    actx_plan *plan = NULL;
+    st = actx_plan_create(&c->desc, &plan);
+    if (st == ACTX_OK)
+      st = actx_plan_run(plan, x, y, c->n, c->desc.bias, c->desc.bias_len, &par);
+    actx_plan_destroy(plan);
   } else {
     const actx_parallel par = {scrambled_parallel_for, &s, c->tasks};
     st = actx_compute(&c->desc, x, y, c->n, way == 1 ? &par : NULL);
@@ -416,7 +425,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const actx_isa best = isas[n_isas - 1];
   actx_set_isa(best);
   unsigned char *ref = compute(&c, 0);
-  enum { OTHERS = ACTX_ISA_COUNT + 2 };
+  enum { OTHERS = ACTX_ISA_COUNT + 3 };
   unsigned char *other[OTHERS] = {NULL};
   size_t compared[OTHERS] = {0};
   char what[OTHERS][48];
@@ -442,6 +451,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     compared[ACTX_ISA_COUNT + 1] = bytes;
     snprintf(what[ACTX_ISA_COUNT + 1], sizeof what[0], "the convenience entry point");
   }
+  other[ACTX_ISA_COUNT + 2] = compute(&c, 3);
+  compared[ACTX_ISA_COUNT + 2] = bytes;
+  snprintf(what[ACTX_ISA_COUNT + 2], sizeof what[0], "a plan");
   for (int k = 0; k < OTHERS; k++) {
     if (other[k] == NULL) continue;
     if (memcmp(ref, other[k], compared[k]) != 0) {
