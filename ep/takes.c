@@ -31,7 +31,7 @@ OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, con
    * our taking its core. */
   if (in_pattern && info->dtype == ACTX_F32) {
     bool ort_fuses = true;
-    if (match != NULL && match->node.dtype == ACTX_F32 && match->core == node &&
+    if (match != NULL && match->node.dtype == ACTX_F32 &&
         (st = actx_ep_ort_fuses(api, match, &ort_fuses)) != NULL)
       return st;
     in_pattern = ort_fuses;

@@ -181,17 +181,16 @@ static unsigned char *compute(const fuzz_case *c, int way) {
   }
   actx_status st;
   scramble s = {c->order_seed, 0, 0};
+  const actx_parallel par = {scrambled_parallel_for, &s, c->tasks};
   if (way == 2) {
     st = convenience(&c->desc, x, y, c->n);
   } else if (way == 3) {
-    const actx_parallel par = {scrambled_parallel_for, &s, c->tasks};
     actx_plan *plan = NULL;
     st = actx_plan_create(&c->desc, &plan);
     if (st == ACTX_OK)
       st = actx_plan_run(plan, x, y, c->n, c->desc.bias, c->desc.bias_len, &par);
     actx_plan_destroy(plan);
   } else {
-    const actx_parallel par = {scrambled_parallel_for, &s, c->tasks};
     st = actx_compute(&c->desc, x, y, c->n, way == 1 ? &par : NULL);
   }
   if (st != ACTX_OK)

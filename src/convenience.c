@@ -49,7 +49,8 @@ static actx_status compute_default(const actx_op_desc *d, const void *x, void *y
   actx_pool *pool = global_pool;
   const size_t threads = global_threads;
   pthread_mutex_unlock(&pool_mutex);
-  if (pool == NULL || n < 2 * actx_min_elements_per_task(d->dtype) || pthread_mutex_trylock(&pool_in_use) != 0)
+  if (pool == NULL || n < 2 * actx_min_elements_per_task(d->dtype) ||
+      pthread_mutex_trylock(&pool_in_use) != 0)
     return actx_compute(d, x, y, n, NULL);
   const actx_parallel par = {actx_pool_parallel_for, pool, threads};
   const actx_status st = actx_compute(d, x, y, n, &par);

@@ -155,25 +155,34 @@ actx_status actx_compute(const actx_op_desc *desc, const void *x, void *y, size_
   return st != ACTX_OK ? st : plan_run(&p, x, y, n, desc->bias, desc->bias_len, par);
 }
 
-actx_status actx_prepare(const actx_op_desc *desc) {
-  actx_plan p;
-  actx_status st = plan_init(desc, &p);
-  if (st == ACTX_OK) st = check_run(&p, NULL, NULL, 0, desc->bias, desc->bias_len);
+/* actx_prepare()'s work into p: the descriptor's checks, its bias fields' checks (bias and
+ * bias_len are not kept) and the op's table, if it has one (ACTX_ERROR_OUT_OF_MEMORY when that
+ * cannot be built; p is made all the same). */
+static actx_status prepare(const actx_op_desc *desc, actx_plan *p) {
+  actx_status st = plan_init(desc, p);
+  if (st == ACTX_OK) st = check_run(p, NULL, NULL, 0, desc->bias, desc->bias_len);
   if (st != ACTX_OK || desc->bias != NULL) return st;
-  if (actx_lut_has_table(p.op, p.dtype) && actx_lut_get(p.op, p.dtype) == NULL)
+  if (actx_lut_has_table(p->op, p->dtype) && actx_lut_get(p->op, p->dtype) == NULL)
     return ACTX_ERROR_OUT_OF_MEMORY;
   return ACTX_OK;
+}
+
+actx_status actx_prepare(const actx_op_desc *desc) {
+  actx_plan p;
+  return prepare(desc, &p);
 }
 
 actx_status actx_plan_create(const actx_op_desc *desc, actx_plan **plan) {
   if (plan == NULL) return ACTX_ERROR_NULL_POINTER;
   *plan = NULL;
-  actx_status st = actx_prepare(desc);
-  /* without its table the op still runs, on its kernel (same bits) */
-  if (st != ACTX_OK && st != ACTX_ERROR_OUT_OF_MEMORY) return st;
   actx_plan *p = malloc(sizeof *p);
   if (p == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
-  (void)plan_init(desc, p);
+  const actx_status st = prepare(desc, p);
+  /* without its table the op still runs, on its kernel (same bits) */
+  if (st != ACTX_OK && st != ACTX_ERROR_OUT_OF_MEMORY) {
+    free(p);
+    return st;
+  }
   *plan = p;
   return ACTX_OK;
 }
