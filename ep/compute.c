@@ -113,14 +113,14 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
     if (bias == NULL ||
         (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
       return st != NULL ? st
-                        : actx_ep_error(api, ORT_EP_FAIL, "node '%s': bias is missing", k->name);
+                        : actx_ep_error(api, ORT_EP_FAIL, "%s: bias is missing", k->name);
     if (step->node.bias_is_scalar) {
       /* a constant initializer: its type and shape were read at claim time */
       bias_len = 1;
     } else {
       if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
         return actx_ep_error(api, ORT_INVALID_ARGUMENT,
-                             "node '%s': bias must be 1-D with the input's last dimension",
+                             "%s: bias must be 1-D with the input's last dimension",
                              k->name);
       bias_len = (size_t)bdims[0];
     }
@@ -131,7 +131,7 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
   const actx_status status = actx_plan_run(step->plan, src, y, n, bias_data, bias_len,
                                            n >= parallel_min_elements(step->node.op) ? &par : NULL);
   if (status != ACTX_OK)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_plan_run: %s", k->name,
+    return actx_ep_error(api, ORT_EP_FAIL, "%s: actx_plan_run: %s", k->name,
                          actx_status_string(status));
   return NULL;
 }
@@ -142,19 +142,19 @@ static OrtStatus *compute(const actx_ep_kernel *k, OrtKernelContext *context) {
   const OrtValue *x = NULL;
   OrtStatus *st = api->KernelContext_GetInput(context, k->x_input, &x);
   if (st != NULL) return st;
-  if (x == NULL) return actx_ep_error(api, ORT_EP_FAIL, "node '%s': input 0 is missing", k->name);
+  if (x == NULL) return actx_ep_error(api, ORT_EP_FAIL, "%s: input 0 is missing", k->name);
   ONNXTensorElementDataType type;
   const int64_t *dims = NULL;
   size_t rank = 0;
   if ((st = api->GetTensorElementTypeAndShapeDataReference(x, &type, &dims, &rank)) != NULL)
     return st;
   if (type != k->steps[0].node.elem_type)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': input element type %d, compiled for %d",
+    return actx_ep_error(api, ORT_EP_FAIL, "%s: input element type %d, compiled for %d",
                          k->name, (int)type, (int)k->steps[0].node.elem_type);
   size_t n = 1;
   for (size_t i = 0; i < rank; i++) {
     if (dims[i] < 0 || (dims[i] != 0 && n > SIZE_MAX / (size_t)dims[i]))
-      return actx_ep_error(api, ORT_EP_FAIL, "node '%s': invalid input shape", k->name);
+      return actx_ep_error(api, ORT_EP_FAIL, "%s: invalid input shape", k->name);
     n *= (size_t)dims[i];
   }
 
@@ -206,7 +206,7 @@ static OrtStatus *make_plan(const OrtApi *api, kernel_step *step, const char *la
                              .alpha = step->node.alpha};
   const actx_status st = actx_plan_create(&desc, &step->plan);
   return st == ACTX_OK ? NULL
-                       : actx_ep_error(api, ORT_EP_FAIL, "node '%s': actx_plan_create: %s", label,
+                       : actx_ep_error(api, ORT_EP_FAIL, "%s: actx_plan_create: %s", label,
                                        actx_status_string(st));
 }
 
@@ -214,14 +214,12 @@ OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *n
                                         const char *label, OrtKernelImpl **out) {
   *out = NULL;
   actx_ep_kernel *k = calloc(1, sizeof *k + sizeof k->steps[0]);
-  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory creating node '%s'", label);
+  if (k == NULL) return actx_ep_error(api, ORT_FAIL, "out of memory creating %s", label);
   k->impl.ort_version_supported = ORT_API_VERSION;
-  k->impl.flags = 0;
   k->impl.Compute = kernel_impl_compute;
   k->impl.Release = kernel_impl_release;
   k->api = api;
-  k->x_input = 0;
-  k->n_steps = 1;
+  k->n_steps = 1; /* calloc'ed: x is input 0 */
   k->steps[0].node = *node;
   k->steps[0].bias_input = 1; /* BiasGelu's and FastGelu's input 1 */
   snprintf(k->name, sizeof k->name, "%s", label);
@@ -260,14 +258,14 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
   OrtStatus *st = api->Node_GetNumInputs(fused_node, &n_in);
   if (st != NULL) return st;
   if (n_in == 0 || n_steps == 0)
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': %zu inputs, %zu steps", label, n_in,
+    return actx_ep_error(api, ORT_EP_FAIL, "%s: %zu inputs, %zu steps", label, n_in,
                          n_steps);
   const OrtValueInfo **inputs = malloc(n_in * sizeof *inputs);
   actx_ep_kernel *k = calloc(1, sizeof *k + n_steps * sizeof k->steps[0]);
   if (inputs == NULL || k == NULL) {
     free(inputs);
     free(k);
-    return actx_ep_error(api, ORT_FAIL, "out of memory compiling node '%s'", label);
+    return actx_ep_error(api, ORT_FAIL, "out of memory compiling %s", label);
   }
   k->info.ort_version_supported = ORT_API_VERSION;
   k->info.CreateState = create_state;
@@ -280,21 +278,21 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
   st = api->Node_GetInputs(fused_node, inputs, n_in);
   if (st == NULL) st = find_input(api, inputs, n_in, x_name, &k->x_input, &found);
   if (st == NULL && !found)
-    st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': input '%s' not among the fused node's inputs",
+    st = actx_ep_error(api, ORT_EP_FAIL, "%s: input '%s' not among the fused node's inputs",
                        label, x_name);
   for (size_t i = 0; i < n_steps && st == NULL; i++) {
     const actx_ep_node *info = &steps[i].node;
     k->steps[i].node = *info;
     if (info->has_bias != (steps[i].bias_name != NULL) ||
         info->elem_type != steps[0].node.elem_type) {
-      st = actx_ep_error(api, ORT_EP_FAIL, "node '%s': step %zu does not fit the others", label, i);
+      st = actx_ep_error(api, ORT_EP_FAIL, "%s: step %zu does not fit the others", label, i);
       break;
     }
     if (info->has_bias) {
       st = find_input(api, inputs, n_in, steps[i].bias_name, &k->steps[i].bias_input, &found);
       if (st == NULL && !found)
         st = actx_ep_error(api, ORT_EP_FAIL,
-                           "node '%s': bias '%s' not among the fused node's inputs", label,
+                           "%s: bias '%s' not among the fused node's inputs", label,
                            steps[i].bias_name);
     }
     if (st == NULL) st = make_plan(api, &k->steps[i], label);

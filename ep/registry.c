@@ -109,7 +109,7 @@ static OrtStatus *node_from_info(const OrtApi *api, const actx_ep_op_rule *rule,
   OrtStatus *st = input_elem_type(api, info, &out->elem_type);
   if (st != NULL) return st;
   if (!actx_ep_elem_dtype(out->elem_type, &out->dtype))
-    return actx_ep_error(api, ORT_EP_FAIL, "node '%s': element type %d not served", label,
+    return actx_ep_error(api, ORT_EP_FAIL, "%s: element type %d not served", label,
                          (int)out->elem_type);
   switch (rule->kind) {
     case ACTX_EP_GELU: {
@@ -119,7 +119,7 @@ static OrtStatus *node_from_info(const OrtApi *api, const actx_ep_op_rule *rule,
                             &present)) != NULL)
         return st;
       if (present && which < 0)
-        return actx_ep_error(api, ORT_EP_FAIL, "node '%s': unknown approximate value", label);
+        return actx_ep_error(api, ORT_EP_FAIL, "%s: unknown approximate value", label);
       if (which == ACTX_EP_APPROXIMATE_TANH) out->kind = ACTX_EP_GELU_TANH;
       break;
     }
@@ -157,7 +157,7 @@ static OrtStatus *create_kernel(void *state, const OrtKernelInfo *info, OrtKerne
   char label[112];
   snprintf(label, sizeof label, "node '%s'", name);
   actx_ep_node node;
-  if ((st = node_from_info(api, ks->rule, info, name, &node)) != NULL) return st;
+  if ((st = node_from_info(api, ks->rule, info, label, &node)) != NULL) return st;
   return actx_ep_single_kernel_create(api, &node, label, out);
 }
 

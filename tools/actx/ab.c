@@ -48,7 +48,6 @@
 /* The session-creation section: sessions created per arm. */
 #define DEFAULT_CREATION_REPS 5
 #define QUICK_CREATION_REPS 3
-#define MAX_PROFILE_RUNS 1000
 
 /* 2048 to 11008: one token's activations in LLM decoding (hidden and FFN widths). */
 static const long k_default_sizes[] = {512,   2048,  3072,  4096,   8192,
@@ -56,18 +55,13 @@ static const long k_default_sizes[] = {512,   2048,  3072,  4096,   8192,
 static const long k_quick_sizes[] = {512, 4096, 16384, 1048576};
 static const long k_default_threads[] = {1, 2};
 static const long k_default_creation_nodes[] = {100, 1000, 3000};
-/* "f32", "f16", "bf16" to the dtype; ACTX_F32 for anything else (checked before). */
-static actx_dtype dtype_of(const char *name) {
+/* "f32", "f16", "bf16" to *dtype (false, *dtype untouched, for anything else). */
+static bool parse_dtype(const char *name, actx_dtype *dtype) {
   for (size_t d = 0; d < AB_N_DTYPES; d++)
-    if (strcmp(name, actx_dtype_name(ab_dtypes[d])) == 0)
-      return ab_dtypes[d];
-  return ACTX_F32;
-}
-
-static bool known_dtype(const char *name) {
-  for (size_t d = 0; d < AB_N_DTYPES; d++)
-    if (strcmp(name, actx_dtype_name(ab_dtypes[d])) == 0)
+    if (strcmp(name, actx_dtype_name(ab_dtypes[d])) == 0) {
+      *dtype = ab_dtypes[d];
       return true;
+    }
   return false;
 }
 
@@ -149,7 +143,8 @@ static int opt_baseline(ab_options *o, const char *v) {
 
 static int opt_dtype_a(ab_options *o, const char *v) {
   o->dtype_a = v;
-  if (known_dtype(v))
+  actx_dtype unused;
+  if (parse_dtype(v, &unused))
     return 0;
   fprintf(stderr, "actx %s: --dtype-a: unknown dtype '%s' (f32, f16, bf16)\n", AB_CMD, v);
   return -1;
@@ -256,7 +251,7 @@ static const ab_option k_options[] = {
          "arm A runs the case in this dtype (f32, f16, bf16; not\n"
          "with MODEL files): --dtypes bf16 --dtype-a f16 --baseline\n"
          "all times bfloat16 against float16, both in actx"),
-    LONG("--profile", "RUNS", profile_runs, 1, MAX_PROFILE_RUNS,
+    LONG("--profile", "RUNS", profile_runs, 1, AB_MAX_PROFILE_RUNS,
          "then profile arm A and the actx arm RUNS times each, runs\n"
          "interleaved: the GELU part's time and share of a run"),
     STRING("--ep-lib", "PATH", ep_lib_arg, "libactx_ep.so (default: ../lib/ beside this program)"),
@@ -445,7 +440,8 @@ static int parse_options(int argc, char **argv, ab_options *o) {
   if (o->dtypes != NULL) {
     char *copy = strdup(o->dtypes), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
-      if (!known_dtype(t)) {
+      actx_dtype unused;
+      if (!parse_dtype(t, &unused)) {
         fprintf(stderr, "actx %s: --dtypes: unknown dtype '%s' (f32, f16, bf16)\n", AB_CMD, t);
         bad = true;
       }
@@ -510,7 +506,8 @@ static bool case_takes_dtype(const ab_options *o, const actx_ab_case *c, actx_dt
 static int run_builtin_cases(const ab_options *o, ab_results *r, progress *p) {
   size_t n_cases = 0;
   const actx_ab_case *cases = actx_ab_cases(&n_cases);
-  const actx_dtype dtype_a = o->dtype_a != NULL ? dtype_of(o->dtype_a) : ACTX_F32;
+  actx_dtype dtype_a = ACTX_F32; /* --dtype-a was checked when parsed */
+  if (o->dtype_a != NULL) (void)parse_dtype(o->dtype_a, &dtype_a);
   for (size_t ci = 0; ci < n_cases; ci++) {
     const actx_ab_case *c = &cases[ci];
     if (!actx_list_contains(o->ops, c->name))

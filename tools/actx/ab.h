@@ -29,6 +29,8 @@
 #define AB_MAX_MODELS 16
 #define AB_MAX_INPUT_ARGS 32
 #define AB_MAX_PEER_OPTIONS 32
+/* --profile's runs per arm, at most */
+#define AB_MAX_PROFILE_RUNS 1000
 
 /* The dtypes of the op cases, in the order the summary prints them. */
 #define AB_N_DTYPES 3

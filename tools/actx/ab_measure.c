@@ -22,8 +22,6 @@
 #define MAX_BATCH 100000
 /* Runs timed to size the batches (the fastest counts). */
 #define CALIBRATION_RUNS 3
-/* --profile's runs per arm, at most. */
-#define MAX_PROFILED_RUNS 1000
 
 ab_cell *ab_new_cell(ab_results *r) {
   if (r->n == r->capacity) {
@@ -319,7 +317,7 @@ static size_t read_profile(const char *path, const char *ep_name, double *part_u
         pending += dur;
     } else if (profile_field(line, "\"name\"", name, sizeof name) &&
                strcmp(name, "model_run") == 0) {
-      if (seen++ > 0 && runs < MAX_PROFILED_RUNS) {
+      if (seen++ > 0 && runs < AB_MAX_PROFILE_RUNS) {
         run_us[runs] = dur;
         part_us[runs] = pending;
         runs++;
@@ -348,12 +346,11 @@ static void profile_cell(const ab_options *o, const ab_cell_input *in, ab_cell *
   snprintf(prefix[1], sizeof prefix[1], "%s/ab-profile-b", o->out_dir);
   create_arm(o, &in->a, threads_a, ep_a, prefix[0], &arms[0]);
   create_arm(o, &in->b, c->threads, ep_b, prefix[1], &arms[1]);
-  const size_t runs = o->profile_runs < MAX_PROFILED_RUNS ? (size_t)o->profile_runs
-                                                          : MAX_PROFILED_RUNS;
+  const size_t runs = (size_t)o->profile_runs; /* --profile's bound: AB_MAX_PROFILE_RUNS */
   for (size_t r = 0; r < runs && arms[0].ok && arms[1].ok; r++)
     for (int j = 0; j < 2; j++)
       time_runs(&arms[r % 2 ? 1 - j : j], 1);
-  double *v = malloc(3 * MAX_PROFILED_RUNS * sizeof *v);
+  double *v = malloc(3 * AB_MAX_PROFILE_RUNS * sizeof *v);
   pr->ok = v != NULL;
   if (v == NULL)
     snprintf(pr->error, sizeof pr->error, "out of memory");
@@ -369,7 +366,7 @@ static void profile_cell(const ab_options *o, const ab_cell_input *in, ab_cell *
       snprintf(pr->error, sizeof pr->error, "%s", err.message);
       pr->ok = false;
     } else {
-      double *part = v, *run = v + MAX_PROFILED_RUNS, *share = v + 2 * MAX_PROFILED_RUNS;
+      double *part = v, *run = v + AB_MAX_PROFILE_RUNS, *share = v + 2 * AB_MAX_PROFILE_RUNS;
       const size_t n = read_profile(path, ep_b->ep_name, part, run);
       remove(path);
       if (n == 0 && pr->ok) {
