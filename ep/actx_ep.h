@@ -175,6 +175,11 @@ typedef enum actx_ep_kind {
 const char *actx_ep_kind_name(actx_ep_kind kind);
 /* The actx op a kind computes. */
 actx_op actx_ep_kind_op(actx_ep_kind kind);
+/* The kernel a node of the operator rule's kind runs, once its attributes and inputs are known:
+ * Gelu with approximate "tanh" is the tanh GELU, QuickGelu at alpha 1 is ORT's SiLU, FastGelu
+ * with a bias its bias kernel. claim.c and registry.c read the attributes each their own way. */
+actx_ep_kind actx_ep_node_kind(actx_ep_kind rule_kind, bool approximate_tanh, float alpha,
+                               bool has_bias);
 
 /* One ORT operator we serve: its domain ("" is ai.onnx, as ORT reports it), type, the
  * since-versions we serve, and its kind before attributes and inputs refine it (Gelu's

@@ -63,6 +63,17 @@ actx_op actx_ep_kind_op(actx_ep_kind kind) {
   return (unsigned)kind < ACTX_EP_KIND_COUNT ? kind_ops[kind] : ACTX_OP_COUNT;
 }
 
+actx_ep_kind actx_ep_node_kind(actx_ep_kind rule_kind, bool approximate_tanh, float alpha,
+                               bool has_bias) {
+  switch (rule_kind) {
+    case ACTX_EP_GELU: return approximate_tanh ? ACTX_EP_GELU_TANH : ACTX_EP_GELU;
+    case ACTX_EP_QUICK_GELU: /* alpha 1: ORT runs MlasComputeSilu */
+      return alpha == 1.0f ? ACTX_EP_SILU : ACTX_EP_QUICK_GELU;
+    case ACTX_EP_FAST_GELU: return has_bias ? ACTX_EP_FAST_GELU_BIAS : ACTX_EP_FAST_GELU;
+    default: return rule_kind;
+  }
+}
+
 OrtStatus *actx_ep_output_shape_holds(const OrtApi *api, const OrtValueInfo *y_value,
                                       const actx_ep_tensor_meta *x, const actx_ep_tensor_meta *y,
                                       bool *holds) {
@@ -221,6 +232,7 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
   out->elem_type = x.elem_type;
   out->elements = actx_ep_meta_elements(&x, &out->min_elements);
 
+  bool approximate_tanh = false;
   switch (rule->kind) {
     case ACTX_EP_GELU: {
       const OrtOpAttr *attr = NULL;
@@ -233,7 +245,7 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
           *reason = "unknown approximate value";
           return NULL;
         }
-        if (which == ACTX_EP_APPROXIMATE_TANH) out->kind = ACTX_EP_GELU_TANH;
+        approximate_tanh = which == ACTX_EP_APPROXIMATE_TANH;
       }
       break;
     }
@@ -249,7 +261,6 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
           return NULL;
         }
       }
-      if (out->alpha == 1.0f) out->kind = ACTX_EP_SILU; /* MlasComputeSilu in ORT */
       break;
     }
     case ACTX_EP_BIAS_GELU:
@@ -271,11 +282,11 @@ OrtStatus *actx_ep_claim(const OrtApi *api, const OrtNode *node, actx_ep_node *o
       if ((st = actx_ep_value_meta(api, inputs[1], &bias)) != NULL) return st;
       if ((*reason = check_bias(&x, &bias)) != NULL) return NULL;
       out->has_bias = true;
-      if (rule->kind == ACTX_EP_FAST_GELU) out->kind = ACTX_EP_FAST_GELU_BIAS;
       break;
     }
     default: break;
   }
+  out->kind = actx_ep_node_kind(rule->kind, approximate_tanh, out->alpha, out->has_bias);
   out->op = kind_ops[out->kind];
   return NULL;
 }

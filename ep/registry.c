@@ -111,6 +111,7 @@ static OrtStatus *node_from_info(const OrtApi *api, const actx_ep_op_rule *rule,
   if (!actx_ep_elem_dtype(out->elem_type, &out->dtype))
     return actx_ep_error(api, ORT_EP_FAIL, "%s: element type %d not served", label,
                          (int)out->elem_type);
+  bool approximate_tanh = false;
   switch (rule->kind) {
     case ACTX_EP_GELU: {
       int which = -1;
@@ -120,7 +121,7 @@ static OrtStatus *node_from_info(const OrtApi *api, const actx_ep_op_rule *rule,
         return st;
       if (present && which < 0)
         return actx_ep_error(api, ORT_EP_FAIL, "%s: unknown approximate value", label);
-      if (which == ACTX_EP_APPROXIMATE_TANH) out->kind = ACTX_EP_GELU_TANH;
+      approximate_tanh = which == ACTX_EP_APPROXIMATE_TANH;
       break;
     }
     case ACTX_EP_QUICK_GELU: {
@@ -132,17 +133,16 @@ static OrtStatus *node_from_info(const OrtApi *api, const actx_ep_op_rule *rule,
         alpha = ACTX_QUICK_GELU_DEFAULT_ALPHA;
       }
       out->alpha = alpha;
-      if (alpha == 1.0f) out->kind = ACTX_EP_SILU;
       break;
     }
     case ACTX_EP_BIAS_GELU: out->has_bias = true; break;
     case ACTX_EP_FAST_GELU: {
       if ((st = input_present(api, info, 1, &out->has_bias)) != NULL) return st;
-      if (out->has_bias) out->kind = ACTX_EP_FAST_GELU_BIAS;
       break;
     }
     default: break;
   }
+  out->kind = actx_ep_node_kind(rule->kind, approximate_tanh, out->alpha, out->has_bias);
   out->op = actx_ep_kind_op(out->kind);
   return NULL;
 }
