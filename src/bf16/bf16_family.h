@@ -1,0 +1,32 @@
+/* bf16_family.h — what one op family (bf16_<family>.c) implements for bf16_kernel.c: the four
+ * steps of a kernel's life, over the family's own state. Internal to src/bf16/. */
+#ifndef ACTX_BF16_FAMILY_H
+#define ACTX_BF16_FAMILY_H
+
+#include "bf16.h"
+
+typedef struct actx_bf16_family {
+  /* Checks node (the generic checks of arity and op are done) and makes the family's state:
+   * defaults applied, attributes validated, tables built. */
+  actx_status (*create)(const actx_bf16_node *node, void **state, const char **why);
+  /* A constant input; NULL when the family packs nothing (then *packed is false). */
+  actx_status (*pack)(void *state, size_t input, const actx_tensor *value, bool *packed,
+                      const char **why);
+  actx_status (*shapes)(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
+                        size_t n_out, const char **why);
+  actx_status (*run)(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
+                     size_t n_out, const actx_parallel *par, const char **why);
+  void (*destroy)(void *state);
+} actx_bf16_family;
+
+#define ACTX_BF16_FAMILY_DECL_(fam) extern const actx_bf16_family actx_bf16_family_##fam;
+ACTX_BF16_FAMILIES(ACTX_BF16_FAMILY_DECL_)
+#undef ACTX_BF16_FAMILY_DECL_
+
+/* Sets *why and returns ACTX_ERROR_INVALID_ARGUMENT: the one way a family reports bad input. */
+static inline actx_status actx_bf16_fail(const char **why, const char *message) {
+  if (why != NULL) *why = message;
+  return ACTX_ERROR_INVALID_ARGUMENT;
+}
+
+#endif /* ACTX_BF16_FAMILY_H */
