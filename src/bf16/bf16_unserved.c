@@ -10,12 +10,6 @@ static actx_status unserved(const actx_bf16_node *node, void **state, const char
 
 #define UNSERVED(fam) const actx_bf16_family actx_bf16_family_##fam = {.create = unserved};
 
-UNSERVED(unary)
-
-UNSERVED(binary)
-
-UNSERVED(compare)
-
 UNSERVED(reduce)
 
 UNSERVED(softmax)

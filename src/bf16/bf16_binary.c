@@ -1,0 +1,186 @@
+/* The binary family: Add, Sub, Mul, Div, Pow, and the variadic Max / Min, with numpy
+ * broadcasting of every input together (bf16_elementwise.h's walk: same shapes run as one
+ * stretch, a scalar or a broadcast row as a held input). Each element: inputs widened, one
+ * float32 op, rounded once (a NaN comes out quiet).
+ *
+ * Pow's exponent may be bfloat16, float32 or int64 (Pow-13/15's T1): y = powf(x, e). An int64
+ * e is converted to float32 (exact up to 2^24); beyond that, where the conversion could lose
+ * the parity that decides a negative base's sign, powf(|x|, e) gets the sign of x^e.
+ *
+ * Max / Min are IEEE 754-2019 maximum / minimum, as ORT's float32 kernels are for NaN (Eigen's
+ * PropagateNaN): a NaN among the inputs gives NaN (the first, in input order); and +0 > -0,
+ * so Max(-0, +0) = +0 and Min(+0, -0) = -0 whatever the order (ORT's keep an operand order). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "bf16_elementwise.h"
+
+typedef struct binary_state {
+  actx_bf16_op op;
+  actx_elem exponent_elem; /* Pow's input 1 */
+  size_t n_inputs;
+} binary_state;
+
+static float op_add(float a, float b) { return a + b; }
+static float op_sub(float a, float b) { return a - b; }
+static float op_mul(float a, float b) { return a * b; }
+static float op_div(float a, float b) { return a / b; }
+static float op_max(float a, float b) {
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
+  return a < b || (a == b && signbit(a)) ? b : a;
+}
+static float op_min(float a, float b) {
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
+  return b < a || (a == b && signbit(b)) ? b : a;
+}
+
+/* One piece function an op, with the three steps' loops written out so that each is a plain
+ * loop the compiler can vectorise: both advancing, a held, b held. */
+#define BINARY_PIECE_(name, op)                                                              \
+  static void piece_##name(const void *ctx, const unsigned char *const *in,                  \
+                           const int64_t *step, unsigned char *out, size_t n) {              \
+    (void)ctx;                                                                               \
+    const unsigned char *a = in[0], *b = in[1];                                              \
+    if (step[0] && step[1]) {                                                                \
+      for (size_t i = 0; i < n; i++)                                                         \
+        actx_st_bf16(out + 2 * i, op(actx_ld_bf16(a + 2 * i), actx_ld_bf16(b + 2 * i)));     \
+    } else if (step[1]) {                                                                    \
+      const float av = actx_ld_bf16(a);                                                      \
+      for (size_t i = 0; i < n; i++) actx_st_bf16(out + 2 * i, op(av, actx_ld_bf16(b + 2 * i))); \
+    } else {                                                                                 \
+      const size_t sa = step[0] ? 2 : 0;                                                     \
+      const float bv = actx_ld_bf16(b);                                                      \
+      for (size_t i = 0; i < n; i++) actx_st_bf16(out + 2 * i, op(actx_ld_bf16(a + sa * i), bv)); \
+    }                                                                                        \
+  }
+BINARY_PIECE_(add, op_add)
+BINARY_PIECE_(sub, op_sub)
+BINARY_PIECE_(mul, op_mul)
+BINARY_PIECE_(div, op_div)
+#undef BINARY_PIECE_
+
+static float pow_i64(float x, int64_t e) {
+  if (e >= -(1 << 24) && e <= (1 << 24)) return powf(x, (float)e);
+  const float y = powf(fabsf(x), (float)e);
+  return signbit(x) && (e & 1) && !isnan(y) ? -y : y;
+}
+
+static void piece_pow(const void *ctx, const unsigned char *const *in, const int64_t *step,
+                      unsigned char *out, size_t n) {
+  const actx_elem elem = *(const actx_elem *)ctx;
+  const size_t sa = step[0] ? 2 : 0, sb = step[1] ? actx_elem_size(elem) : 0;
+  for (size_t i = 0; i < n; i++) {
+    const float x = actx_ld_bf16(in[0] + sa * i);
+    const unsigned char *e = in[1] + sb * i;
+    const float y = elem == ACTX_ELEM_BF16  ? powf(x, actx_ld_bf16(e))
+                    : elem == ACTX_ELEM_F32 ? powf(x, actx_ld_f32(e))
+                                            : pow_i64(x, actx_ld_i64(e));
+    actx_st_bf16(out + 2 * i, y);
+  }
+}
+
+typedef struct fold_ctx {
+  size_t n_in;
+  float (*op)(float, float);
+} fold_ctx;
+
+static void piece_fold(const void *ctx, const unsigned char *const *in, const int64_t *step,
+                       unsigned char *out, size_t n) {
+  const fold_ctx *f = ctx;
+  for (size_t i = 0; i < n; i++) {
+    float acc = actx_ld_bf16(in[0] + 2 * (size_t)step[0] * i);
+    for (size_t k = 1; k < f->n_in; k++)
+      acc = f->op(acc, actx_ld_bf16(in[k] + 2 * (size_t)step[k] * i));
+    actx_st_bf16(out + 2 * i, acc);
+  }
+}
+
+static actx_status binary_create(const actx_bf16_node *node, void **out, const char **why) {
+  switch (node->op) {
+    case ACTX_BF16_OP_ADD: case ACTX_BF16_OP_SUB: case ACTX_BF16_OP_MUL: case ACTX_BF16_OP_DIV:
+    case ACTX_BF16_OP_POW: case ACTX_BF16_OP_MAX: case ACTX_BF16_OP_MIN: break;
+    default: return actx_bf16_fail(why, "not a binary operator");
+  }
+  for (size_t i = 0; i < node->n_inputs; i++) {
+    if (!node->input_present[i]) return actx_bf16_fail(why, "a required input is missing");
+    if (node->op == ACTX_BF16_OP_POW && i == 1) {
+      const actx_elem e = node->input_elems[1];
+      if (e != ACTX_ELEM_BF16 && e != ACTX_ELEM_F32 && e != ACTX_ELEM_I64)
+        return actx_bf16_fail(why, "Pow's exponent must be bfloat16, float32 or int64");
+    } else if (node->input_elems[i] != ACTX_ELEM_BF16) {
+      return actx_bf16_fail(why, "an input is not bfloat16");
+    }
+  }
+  binary_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  s->op = node->op;
+  s->n_inputs = node->n_inputs;
+  s->exponent_elem = node->op == ACTX_BF16_OP_POW ? node->input_elems[1] : ACTX_ELEM_BF16;
+  *out = s;
+  return ACTX_OK;
+}
+
+static void binary_destroy(void *state) { free(state); }
+
+static actx_status binary_shapes(const void *state, const actx_tensor *in, size_t n_in,
+                                 actx_tensor *out, size_t n_out, const char **why) {
+  const binary_state *s = state;
+  if (n_in != s->n_inputs || n_out != 1)
+    return actx_bf16_fail(why, "wrong number of inputs or outputs");
+  actx_shape shape = in[0].shape;
+  for (size_t k = 0; k < n_in; k++) {
+    const actx_elem want = k == 1 && s->op == ACTX_BF16_OP_POW ? s->exponent_elem : ACTX_ELEM_BF16;
+    const actx_status st = actx_bf16_check_tensor(&in[k], want, why);
+    if (st != ACTX_OK) return st;
+    if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
+      return actx_bf16_fail(why, "the input shapes do not broadcast");
+  }
+  out[0].elem = ACTX_ELEM_BF16;
+  out[0].shape = shape;
+  return ACTX_OK;
+}
+
+static actx_status binary_run(const void *state, const actx_tensor *in, size_t n_in,
+                              actx_tensor *out, size_t n_out, const actx_parallel *par,
+                              const char **why) {
+  const binary_state *s = state;
+  actx_tensor want;
+  actx_status st = binary_shapes(state, in, n_in, &want, n_out, why);
+  if (st != ACTX_OK) return st;
+  if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &want.shape, in, n_in, why)) !=
+      ACTX_OK)
+    return st;
+  const actx_shape *shapes[ACTX_BF16_MAX_INPUTS];
+  const void *data[ACTX_BF16_MAX_INPUTS];
+  size_t size[ACTX_BF16_MAX_INPUTS];
+  for (size_t k = 0; k < n_in; k++) {
+    shapes[k] = &in[k].shape;
+    data[k] = in[k].data;
+    size[k] = actx_elem_size(in[k].elem);
+  }
+  actx_walk w;
+  actx_walk_broadcast(&w, &want.shape, shapes, n_in);
+  fold_ctx fold = {n_in, s->op == ACTX_BF16_OP_MAX ? op_max : op_min};
+  actx_walk_piece_fn piece = NULL;
+  const void *ctx = NULL;
+  switch (s->op) {
+    case ACTX_BF16_OP_ADD: piece = piece_add; break;
+    case ACTX_BF16_OP_SUB: piece = piece_sub; break;
+    case ACTX_BF16_OP_MUL: piece = piece_mul; break;
+    case ACTX_BF16_OP_DIV: piece = piece_div; break;
+    case ACTX_BF16_OP_POW: piece = piece_pow, ctx = &s->exponent_elem; break;
+    default: piece = piece_fold, ctx = &fold; break;
+  }
+  actx_walk_run(&w, data, size, out[0].data, 2, piece, ctx, par);
+  return ACTX_OK;
+}
+
+const actx_bf16_family actx_bf16_family_binary = {
+    .create = binary_create,
+    .pack = NULL,
+    .shapes = binary_shapes,
+    .run = binary_run,
+    .destroy = binary_destroy,
+};

@@ -1,0 +1,86 @@
+/* bf16_elementwise.h — what the element-wise families (unary, binary, compare, layout) share:
+ * loads and stores at any address, the checks of a tensor argument, and one strided walk over an
+ * output that hands a piece function runs of contiguous output with each input either advancing
+ * (step 1) or held (step 0). numpy broadcasting, Expand and Tile are all that walk with other
+ * strides. Internal to src/bf16/. */
+#ifndef ACTX_BF16_ELEMENTWISE_H
+#define ACTX_BF16_ELEMENTWISE_H
+
+#include <string.h>
+
+#include "bf16_family.h"
+#include "half.h"
+
+/* Loads and stores through memcpy: a tensor's data may sit at any address (an odd offset in a
+ * buffer), which a plain uint16_t access would make undefined. Compilers emit one move. */
+static inline uint16_t actx_ld_u16(const unsigned char *p) {
+  uint16_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void actx_st_u16(unsigned char *p, uint16_t v) { memcpy(p, &v, sizeof v); }
+static inline float actx_ld_bf16(const unsigned char *p) {
+  return actx_bf16_to_f32(actx_ld_u16(p));
+}
+static inline void actx_st_bf16(unsigned char *p, float f) { actx_st_u16(p, actx_f32_to_bf16(f)); }
+static inline float actx_ld_f32(const unsigned char *p) {
+  float v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline int64_t actx_ld_i64(const unsigned char *p) {
+  int64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* Bytes of one element of each type. */
+size_t actx_elem_size(actx_elem elem);
+
+/* Checks a tensor argument: element type elem, rank <= ACTX_BF16_MAX_RANK, no negative dim,
+ * data present unless it has no elements. The message names what was wrong. */
+actx_status actx_bf16_check_tensor(const actx_tensor *t, actx_elem elem, const char **why);
+/* Checks a run's output against the shape and type _shapes gave, and that it overlaps no input
+ * in[k] unless that input has the output's shape (element k read before element k is written:
+ * in place is exact), which the element-wise ops allow. */
+actx_status actx_bf16_check_output(const actx_tensor *out, actx_elem elem,
+                                   const actx_shape *shape, const actx_tensor *in, size_t n_in,
+                                   const char **why);
+/* Whether a and b are the same shape. */
+bool actx_shape_equal(const actx_shape *a, const actx_shape *b);
+/* Product of dims, false when a dim is negative or the product passes 2^48 elements (no real
+ * tensor is that large; the bound keeps every byte offset within int64_t). */
+bool actx_dims_elements(size_t rank, const int64_t *dims, int64_t *elements);
+
+/* The walk: an output of rank dims, each input with its element strides in that output
+ * (0 where broadcast). Tile's interleaved view needs twice the tensor rank. */
+#define ACTX_WALK_MAX_RANK (2 * ACTX_BF16_MAX_RANK)
+typedef struct actx_walk {
+  size_t rank, n_in; /* after merging: rank >= 1 */
+  int64_t dims[ACTX_WALK_MAX_RANK];
+  int64_t strides[ACTX_BF16_MAX_INPUTS][ACTX_WALK_MAX_RANK];
+  int64_t total;
+} actx_walk;
+
+/* Runs n contiguous output elements at out; input k starts at in[k] and advances step[k]
+ * elements (0 or 1) per output element. */
+typedef void (*actx_walk_piece_fn)(const void *ctx, const unsigned char *const *in,
+                                   const int64_t *step, unsigned char *out, size_t n);
+
+/* A walk from explicit strides (rank <= ACTX_WALK_MAX_RANK): dims of 1 are dropped and
+ * neighbours that every input steps through contiguously are merged, so same-shape operands
+ * become one run, a row broadcast a run per row, a scalar a held input. */
+void actx_walk_init(actx_walk *w, size_t rank, const int64_t *dims, size_t n_in,
+                    const int64_t (*strides)[ACTX_WALK_MAX_RANK]);
+/* The walk of numpy broadcasting: inputs of shapes in[k] into the output shape out. */
+void actx_walk_broadcast(actx_walk *w, const actx_shape *out, const actx_shape *const *in,
+                         size_t n_in);
+/* Walks the whole output (elements of out_size bytes; in_size[k] bytes per element of input k),
+ * split over par in chunks of at least ACTX_WALK_MIN_CHUNK elements. Every element is computed
+ * by the same piece function whatever the split, so the bits never depend on it. */
+#define ACTX_WALK_MIN_CHUNK ((int64_t)16384)
+void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_size, void *out,
+                   size_t out_size, actx_walk_piece_fn piece, const void *ctx,
+                   const actx_parallel *par);
+
+#endif /* ACTX_BF16_ELEMENTWISE_H */

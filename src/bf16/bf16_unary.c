@@ -1,0 +1,232 @@
+/* The unary family: y = round(f(widen(x))) with f one float32 function an op, defined once
+ * below. Every op but Clip builds, with its kernel, the table of f's rounded result for all
+ * 65,536 inputs (128 KiB) and runs by lookup: the table is the definition, so no input can
+ * differ from it. Clip's bounds are inputs (known only at run), and its result is always x, min
+ * or max, so it is computed directly with the same f.
+ *
+ * The float32 functions follow ORT's float32 kernels (Eigen's cwiseMax / cwiseMin are
+ * std::max / std::min: max(a, b) = a < b ? b : a, min(a, b) = b < a ? b : a):
+ *   Relu(x) = max(x, 0): Relu(-0) = -0, Relu(NaN) = NaN
+ *   LeakyRelu(x) = x >= 0 ? x : alpha * x
+ *   HardSigmoid(x) = max(min(alpha * x + beta, 1), 0)   (NaN stays NaN)
+ *   HardSwish(x) = x * HardSigmoid(x) at alpha 1/6, beta 0.5
+ *   Clip(x) = min(max(x, lo), hi): a NaN x stays NaN, a NaN bound bounds nothing, lo > hi gives
+ *            hi everywhere; an absent bound is bfloat16's lowest / largest finite value (ONNX
+ *            Clip-13's numeric_limits default), so Clip(+-Inf) without bounds is +-max finite
+ *   Sqrt, Reciprocal (1 / x), Neg, Abs, Floor, Ceil: IEEE-exact in float32
+ *   Exp, Log: the C library's expf / logf (glibc's are within 1 float32 ulp, not correctly
+ *            rounded); the tests bound every finite result within 1 bfloat16 ulp of exp / log
+ *            computed in double.
+ * A NaN in gives a quiet NaN out (rounding makes it quiet and keeps its sign and top payload). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "bf16_elementwise.h"
+
+typedef struct unary_params {
+  float alpha, beta;
+} unary_params;
+
+static float f_relu(float x, const unary_params *p) {
+  (void)p;
+  return x < 0.0f ? 0.0f : x;
+}
+static float f_leaky_relu(float x, const unary_params *p) { return x >= 0.0f ? x : p->alpha * x; }
+static float f_hard_sigmoid(float x, const unary_params *p) {
+  float v = p->alpha * x + p->beta;
+  v = 1.0f < v ? 1.0f : v;
+  return v < 0.0f ? 0.0f : v;
+}
+static float f_hard_swish(float x, const unary_params *p) {
+  (void)p;
+  const unary_params hs = {1.0f / 6.0f, 0.5f};
+  return x * f_hard_sigmoid(x, &hs);
+}
+static float f_sqrt(float x, const unary_params *p) {
+  (void)p;
+  return sqrtf(x);
+}
+static float f_reciprocal(float x, const unary_params *p) {
+  (void)p;
+  return 1.0f / x;
+}
+static float f_neg(float x, const unary_params *p) {
+  (void)p;
+  return -x;
+}
+static float f_abs(float x, const unary_params *p) {
+  (void)p;
+  return fabsf(x);
+}
+static float f_exp(float x, const unary_params *p) {
+  (void)p;
+  return expf(x);
+}
+static float f_log(float x, const unary_params *p) {
+  (void)p;
+  return logf(x);
+}
+static float f_floor(float x, const unary_params *p) {
+  (void)p;
+  return floorf(x);
+}
+static float f_ceil(float x, const unary_params *p) {
+  (void)p;
+  return ceilf(x);
+}
+/* alpha / beta hold Clip's bounds here */
+static float f_clip(float x, const unary_params *p) {
+  const float v = x < p->alpha ? p->alpha : x;
+  return p->beta < v ? p->beta : v;
+}
+
+/* op, f, default alpha, default beta, whether alpha / beta are attributes */
+#define UNARY_OPS(X)                                   \
+  X(RELU, f_relu, 0.0f, 0.0f, 0)                       \
+  X(LEAKY_RELU, f_leaky_relu, 0.01f, 0.0f, 1)          \
+  X(HARD_SIGMOID, f_hard_sigmoid, 0.2f, 0.5f, 2)       \
+  X(HARD_SWISH, f_hard_swish, 0.0f, 0.0f, 0)           \
+  X(SQRT, f_sqrt, 0.0f, 0.0f, 0)                       \
+  X(RECIPROCAL, f_reciprocal, 0.0f, 0.0f, 0)           \
+  X(NEG, f_neg, 0.0f, 0.0f, 0)                         \
+  X(ABS, f_abs, 0.0f, 0.0f, 0)                         \
+  X(EXP, f_exp, 0.0f, 0.0f, 0)                         \
+  X(LOG, f_log, 0.0f, 0.0f, 0)                         \
+  X(FLOOR, f_floor, 0.0f, 0.0f, 0)                     \
+  X(CEIL, f_ceil, 0.0f, 0.0f, 0)                       \
+  X(CLIP, f_clip, 0.0f, 0.0f, 0)
+
+typedef float (*unary_fn)(float x, const unary_params *p);
+
+typedef struct unary_row {
+  unary_fn f;
+  float alpha, beta;
+  int n_attrs; /* 0: none, 1: alpha, 2: alpha and beta */
+} unary_row;
+
+#define UNARY_ROW_(e, fn, a, b, n) [ACTX_BF16_OP_##e] = {fn, a, b, n},
+static const unary_row unary_rows[ACTX_BF16_OP_COUNT] = {UNARY_OPS(UNARY_ROW_)};
+#undef UNARY_ROW_
+
+/* Clip's bounds when absent: bfloat16's lowest and largest finite values. */
+#define BF16_LOWEST 0xFF7Fu
+#define BF16_MAX 0x7F7Fu
+
+typedef struct unary_state {
+  actx_bf16_op op;
+  unary_params params;
+  uint16_t *table; /* NULL for Clip */
+} unary_state;
+
+static actx_status unary_create(const actx_bf16_node *node, void **out, const char **why) {
+  const unary_row *row = &unary_rows[node->op];
+  if (row->f == NULL) return actx_bf16_fail(why, "not a unary operator");
+  for (size_t i = 0; i < node->n_inputs; i++)
+    if (node->input_present[i] && node->input_elems[i] != ACTX_ELEM_BF16)
+      return actx_bf16_fail(why, "an input is not bfloat16");
+  unary_params p = {row->alpha, row->beta};
+  if (row->n_attrs >= 1 && node->attrs.has_alpha) p.alpha = node->attrs.alpha;
+  if (row->n_attrs >= 2 && node->attrs.has_beta) p.beta = node->attrs.beta;
+  if (!isfinite(p.alpha)) return actx_bf16_fail(why, "alpha is not finite");
+  if (!isfinite(p.beta)) return actx_bf16_fail(why, "beta is not finite");
+  unary_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  s->op = node->op;
+  s->params = p;
+  if (node->op != ACTX_BF16_OP_CLIP) {
+    s->table = malloc(65536 * sizeof *s->table);
+    if (s->table == NULL) {
+      free(s);
+      return ACTX_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t x = 0; x < 65536; x++)
+      s->table[x] = actx_f32_to_bf16(row->f(actx_bf16_to_f32((uint16_t)x), &p));
+  }
+  *out = s;
+  return ACTX_OK;
+}
+
+static void unary_destroy(void *state) {
+  unary_state *s = state;
+  if (s == NULL) return;
+  free(s->table);
+  free(s);
+}
+
+/* Clip's bound k (1: min, 2: max): absent, or a bfloat16 tensor of one element. */
+static actx_status clip_bound(const actx_tensor *in, size_t n_in, size_t k, uint16_t absent,
+                              float *bound, const char **why) {
+  *bound = actx_bf16_to_f32(absent);
+  if (k >= n_in || in[k].elem == ACTX_ELEM_COUNT) return ACTX_OK;
+  const actx_status st = actx_bf16_check_tensor(&in[k], ACTX_ELEM_BF16, why);
+  if (st != ACTX_OK) return st;
+  if (actx_shape_elements(&in[k].shape) != 1)
+    return actx_bf16_fail(why, "Clip's min and max must be single values");
+  *bound = actx_ld_bf16(in[k].data);
+  return ACTX_OK;
+}
+
+static actx_status unary_shapes(const void *state, const actx_tensor *in, size_t n_in,
+                                actx_tensor *out, size_t n_out, const char **why) {
+  const unary_state *s = state;
+  if (n_in < 1 || n_out != 1) return actx_bf16_fail(why, "wrong number of inputs or outputs");
+  actx_status st = actx_bf16_check_tensor(&in[0], ACTX_ELEM_BF16, why);
+  if (st != ACTX_OK) return st;
+  if (s->op == ACTX_BF16_OP_CLIP) {
+    float b;
+    if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, &b, why)) != ACTX_OK) return st;
+    if ((st = clip_bound(in, n_in, 2, BF16_MAX, &b, why)) != ACTX_OK) return st;
+  } else if (n_in > 1) {
+    return actx_bf16_fail(why, "wrong number of inputs or outputs");
+  }
+  out[0].elem = ACTX_ELEM_BF16;
+  out[0].shape = in[0].shape;
+  return ACTX_OK;
+}
+
+static void table_piece(const void *ctx, const unsigned char *const *in, const int64_t *step,
+                        unsigned char *out, size_t n) {
+  const uint16_t *table = ctx;
+  (void)step; /* the one input has the output's shape: step 1 */
+  for (size_t i = 0; i < n; i++) actx_st_u16(out + 2 * i, table[actx_ld_u16(in[0] + 2 * i)]);
+}
+
+static void clip_piece(const void *ctx, const unsigned char *const *in, const int64_t *step,
+                       unsigned char *out, size_t n) {
+  const unary_params *p = ctx;
+  (void)step;
+  for (size_t i = 0; i < n; i++) actx_st_bf16(out + 2 * i, f_clip(actx_ld_bf16(in[0] + 2 * i), p));
+}
+
+static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_in,
+                             actx_tensor *out, size_t n_out, const actx_parallel *par,
+                             const char **why) {
+  const unary_state *s = state;
+  actx_tensor shape;
+  actx_status st = unary_shapes(state, in, n_in, &shape, n_out == 1 ? 1 : 0, why);
+  if (st != ACTX_OK) return st;
+  if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &in[0].shape, in, 1, why)) != ACTX_OK)
+    return st;
+  actx_walk w;
+  const actx_shape *shapes[1] = {&in[0].shape};
+  actx_walk_broadcast(&w, &in[0].shape, shapes, 1);
+  const void *data[1] = {in[0].data};
+  const size_t size[1] = {2};
+  if (s->op == ACTX_BF16_OP_CLIP) {
+    unary_params bounds;
+    (void)clip_bound(in, n_in, 1, BF16_LOWEST, &bounds.alpha, why);
+    (void)clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why);
+    actx_walk_run(&w, data, size, out[0].data, 2, clip_piece, &bounds, par);
+  } else {
+    actx_walk_run(&w, data, size, out[0].data, 2, table_piece, s->table, par);
+  }
+  return ACTX_OK;
+}
+
+const actx_bf16_family actx_bf16_family_unary = {
+    .create = unary_create,
+    .pack = NULL,
+    .shapes = unary_shapes,
+    .run = unary_run,
+    .destroy = unary_destroy,
+};

@@ -1,0 +1,134 @@
+/* What the element-wise families' tests share: the check macro and counts, tensors and nodes
+ * made in one line, a kernel run that allocates its output, the parallel-for stand-ins. */
+#ifndef ACTX_ELEMENTWISE_TEST_H
+#define ACTX_ELEMENTWISE_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf16.h"
+#include "half.h"
+
+static int failures;
+static long values_compared; /* output elements checked against a reference */
+static long cases;           /* kernel runs or expected errors checked */
+
+#define CHECK(cond)                                                       \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      if (failures < 40) fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                         \
+    }                                                                     \
+  } while (0)
+
+static inline actx_shape shape_of(size_t rank, const int64_t *dims) {
+  actx_shape s = {.rank = rank};
+  for (size_t i = 0; i < rank; i++) s.dims[i] = dims[i];
+  return s;
+}
+
+static inline actx_tensor tensor_of(actx_elem elem, actx_shape shape, void *data) {
+  return (actx_tensor){.elem = elem, .shape = shape, .data = data};
+}
+
+static inline actx_bf16_node node_of(actx_bf16_op op, int since, size_t n_in,
+                                     const actx_elem *elems) {
+  actx_bf16_node n = {.op = op, .since_version = since, .n_inputs = n_in, .n_outputs = 1};
+  for (size_t i = 0; i < n_in; i++) {
+    n.input_elems[i] = elems != NULL ? elems[i] : ACTX_ELEM_BF16;
+    n.input_present[i] = true;
+  }
+  n.output_present[0] = true;
+  return n;
+}
+
+/* The first since-version the op list serves for op. */
+static inline int since_of(actx_bf16_op op) { return actx_bf16_op_info_get(op)->since[0]; }
+
+static inline actx_bf16_kernel *make_kernel(const actx_bf16_node *n) {
+  actx_bf16_kernel *k = NULL;
+  const char *why = NULL;
+  const actx_status st = actx_bf16_kernel_create(n, &k, &why);
+  if (st != ACTX_OK) fprintf(stderr, "create %d failed: %s\n", (int)n->op, why);
+  CHECK(st == ACTX_OK && k != NULL);
+  return k;
+}
+
+/* Expects create to fail with INVALID_ARGUMENT and a message containing what. */
+static inline void expect_create_error(const actx_bf16_node *n, const char *what) {
+  actx_bf16_kernel *k = NULL;
+  const char *why = NULL;
+  const actx_status st = actx_bf16_kernel_create(n, &k, &why);
+  CHECK(st == ACTX_ERROR_INVALID_ARGUMENT && k == NULL && why != NULL && strstr(why, what));
+  if (st != ACTX_ERROR_INVALID_ARGUMENT || why == NULL || !strstr(why, what))
+    fprintf(stderr, "  expected '%s', got '%s'\n", what, why ? why : "(null)");
+  if (k != NULL) actx_bf16_kernel_destroy(k);
+  cases++;
+}
+
+static inline size_t elem_bytes(actx_elem e) {
+  return e == ACTX_ELEM_BF16 ? 2 : e == ACTX_ELEM_F32 ? 4 : e == ACTX_ELEM_I64 ? 8 : 1;
+}
+
+/* Shapes, then an output allocated (one spare element, data at offset, so a misaligned output
+ * is one argument), then the run. *out owns out->data's block at *block. */
+static inline actx_status run_kernel_at(const actx_bf16_kernel *k, const actx_tensor *in,
+                                        size_t n_in, actx_tensor *out, void **block,
+                                        size_t offset, const actx_parallel *par,
+                                        const char **why) {
+  *block = NULL;
+  actx_status st = actx_bf16_kernel_shapes(k, in, n_in, out, 1, why);
+  if (st != ACTX_OK) return st;
+  const int64_t n = actx_shape_elements(&out->shape);
+  *block = calloc(1, (size_t)(n + 1) * elem_bytes(out->elem) + offset + 8);
+  out->data = (unsigned char *)*block + offset;
+  cases++;
+  return actx_bf16_kernel_run(k, in, n_in, out, 1, par, why);
+}
+
+static inline actx_status run_kernel(const actx_bf16_kernel *k, const actx_tensor *in,
+                                     size_t n_in, actx_tensor *out, void **block,
+                                     const char **why) {
+  return run_kernel_at(k, in, n_in, out, block, 0, NULL, why);
+}
+
+/* Parallel-for stand-ins on the calling thread: tasks in reverse order (a split that depends on
+ * order or on running the whole range shows), and a record of how many tasks were asked. */
+static size_t last_num_tasks;
+static inline void reverse_for(void *runner, actx_task_fn task, void *ctx, size_t n) {
+  (void)runner;
+  last_num_tasks = n;
+  for (size_t i = n; i-- > 0;) task(ctx, i);
+}
+static const actx_parallel reverse_par = {reverse_for, NULL, 4};
+
+/* The reference's rounding, written out here (not src/half.h's): round to nearest even, a NaN
+ * made quiet with its sign and top payload kept. */
+static inline uint16_t ref_round(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if (isnan(f)) return (uint16_t)((u >> 16) | 0x0040u);
+  const uint32_t lower = u & 0xFFFFu, upper = u >> 16;
+  if (lower > 0x8000u || (lower == 0x8000u && (upper & 1u))) return (uint16_t)(upper + 1u);
+  return (uint16_t)upper;
+}
+static inline float ref_widen(uint16_t h) {
+  const uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static inline int is_quiet_nan(uint16_t h) { return (h & 0x7F80u) == 0x7F80u && (h & 0x0040u); }
+
+static inline int finish(const char *name) {
+  if (failures) {
+    fprintf(stderr, "%s: %d failures\n", name, failures);
+    return 1;
+  }
+  printf("%s: %ld cases, %ld values compared, all passed\n", name, cases, values_compared);
+  return 0;
+}
+
+#endif /* ACTX_ELEMENTWISE_TEST_H */
