@@ -1,7 +1,8 @@
 /* The binary family: Add, Sub, Mul, Div, Pow, and the variadic Max / Min, with numpy
  * broadcasting of every input together (bf16_elementwise.h's walk: same shapes run as one
  * stretch, a scalar or a broadcast row as a held input). Each element: inputs widened, one
- * float32 op, rounded once (a NaN comes out quiet).
+ * float32 op, rounded once (a NaN comes out quiet, by actx_nan_rule: a NaN operand's own, the
+ * first if both are; one made from numbers, 0 / 0 or pow(-2, 0.5), the positive quiet NaN).
  *
  * Pow's exponent may be bfloat16, float32 or int64 (Pow-13/15's T1): y = powf(x, e). An int64
  * e is converted to float32 (exact up to 2^24); beyond that, where the conversion could lose
@@ -21,10 +22,10 @@ typedef struct binary_state {
   size_t n_inputs;
 } binary_state;
 
-static float op_add(float a, float b) { return a + b; }
-static float op_sub(float a, float b) { return a - b; }
-static float op_mul(float a, float b) { return a * b; }
-static float op_div(float a, float b) { return a / b; }
+static float op_add(float a, float b) { return actx_nan_rule(a + b, a, b); }
+static float op_sub(float a, float b) { return actx_nan_rule(a - b, a, b); }
+static float op_mul(float a, float b) { return actx_nan_rule(a * b, a, b); }
+static float op_div(float a, float b) { return actx_nan_rule(a / b, a, b); }
 static float op_max(float a, float b) {
   if (isnan(a)) return a;
   if (isnan(b)) return b;
@@ -74,10 +75,12 @@ static void piece_pow(const void *ctx, const unsigned char *const *in, const int
   for (size_t i = 0; i < n; i++) {
     const float x = actx_ld_bf16(in[0] + sa * i);
     const unsigned char *e = in[1] + sb * i;
-    const float y = elem == ACTX_ELEM_BF16  ? powf(x, actx_ld_bf16(e))
-                    : elem == ACTX_ELEM_F32 ? powf(x, actx_ld_f32(e))
-                                            : pow_i64(x, actx_ld_i64(e));
-    actx_st_bf16(out + 2 * i, y);
+    if (elem == ACTX_ELEM_I64) {
+      actx_st_bf16(out + 2 * i, actx_nan_rule(pow_i64(x, actx_ld_i64(e)), x, 0.0f));
+    } else {
+      const float y = elem == ACTX_ELEM_BF16 ? actx_ld_bf16(e) : actx_ld_f32(e);
+      actx_st_bf16(out + 2 * i, actx_nan_rule(powf(x, y), x, y));
+    }
   }
 }
 

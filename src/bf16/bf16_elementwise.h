@@ -34,6 +34,19 @@ static inline int64_t actx_ld_i64(const unsigned char *p) {
   return v;
 }
 
+/* What a NaN result is, the same on every ISA and whatever operand order a compiler picks
+ * (C leaves both open: x86 gives the first operand's NaN, or a negative default NaN, ARM a
+ * positive one): a NaN operand's own NaN, the first if both are (rounding then makes it quiet,
+ * keeping sign and top payload); a NaN made from numbers (0 / 0, sqrt(-1)) the positive quiet
+ * NaN. */
+#define ACTX_BF16_DEFAULT_NAN 0x7FC0u
+static inline float actx_nan_rule(float r, float a, float b) {
+  if (r == r) return r;
+  if (a != a) return a;
+  if (b != b) return b;
+  return actx_bf16_to_f32(ACTX_BF16_DEFAULT_NAN);
+}
+
 /* Bytes of one element of each type. */
 size_t actx_elem_size(actx_elem elem);
 

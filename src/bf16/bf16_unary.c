@@ -17,7 +17,8 @@
  *   Exp, Log: the C library's expf / logf (glibc's are within 1 float32 ulp, not correctly
  *            rounded); the tests bound every finite result within 1 bfloat16 ulp of exp / log
  *            computed in double.
- * A NaN in gives a quiet NaN out (rounding makes it quiet and keeps its sign and top payload). */
+ * A NaN in gives a quiet NaN out (rounding makes it quiet and keeps its sign and top payload);
+ * a NaN made from a number (sqrt(-1), log(-1)) is the positive quiet NaN 0x7FC0 on every ISA. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -139,8 +140,12 @@ static actx_status unary_create(const actx_bf16_node *node, void **out, const ch
       free(s);
       return ACTX_ERROR_OUT_OF_MEMORY;
     }
-    for (uint32_t x = 0; x < 65536; x++)
-      s->table[x] = actx_f32_to_bf16(row->f(actx_bf16_to_f32((uint16_t)x), &p));
+    for (uint32_t x = 0; x < 65536; x++) {
+      const float v = actx_bf16_to_f32((uint16_t)x), y = row->f(v, &p);
+      /* a NaN of a NaN input is f's (Neg and Abs set its sign); one made from a number,
+       * sqrt(-1) or log(-1), is the positive quiet NaN on every ISA */
+      s->table[x] = actx_f32_to_bf16(v != v ? y : actx_nan_rule(y, v, v));
+    }
   }
   *out = s;
   return ACTX_OK;

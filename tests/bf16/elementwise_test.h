@@ -120,6 +120,14 @@ static inline float ref_widen(uint16_t h) {
   memcpy(&f, &u, sizeof f);
   return f;
 }
+/* The stated NaN rule: a NaN result from NaN operands is the first NaN operand's; from numbers,
+ * the positive quiet NaN. */
+static inline float ref_nan(float r, float a, float b) {
+  if (!isnan(r)) return r;
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
+  return ref_widen(0x7FC0);
+}
 static inline int is_quiet_nan(uint16_t h) { return (h & 0x7F80u) == 0x7F80u && (h & 0x0040u); }
 
 static inline int finish(const char *name) {

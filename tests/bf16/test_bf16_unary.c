@@ -104,7 +104,8 @@ static long check_all(actx_bf16_kernel *k, actx_bf16_op op, const ref_params *p,
   int reported = 0;
   for (uint32_t i = 0; i < 65536; i++) {
     const float x = ref_widen((uint16_t)i);
-    const uint16_t want = ref_round(ref_f32(op, x, p));
+    const float r = ref_f32(op, x, p);
+    const uint16_t want = ref_round(isnan(x) ? r : ref_nan(r, x, x));
     if (y[i] != want && reported++ < 5)
       fprintf(stderr, "  op %d x=0x%04x: got 0x%04x want 0x%04x\n", (int)op, i, y[i], want);
     CHECK(y[i] == want);
@@ -243,7 +244,7 @@ static void test_edges(void) {
   CHECK(one(ACTX_BF16_OP_ABS, NULL, 0xFFC1) == 0x7FC1);
   CHECK(one(ACTX_BF16_OP_ABS, NULL, 0xFF7F) == 0x7F7F);
   CHECK(one(ACTX_BF16_OP_SQRT, NULL, 0x8000) == 0x8000); /* sqrt(-0) = -0 */
-  CHECK(is_quiet_nan(one(ACTX_BF16_OP_SQRT, NULL, 0xBF80)));
+  CHECK(one(ACTX_BF16_OP_SQRT, NULL, 0xBF80) == 0x7FC0); /* made from a number: +qNaN */
   CHECK(one(ACTX_BF16_OP_SQRT, NULL, 0x4080) == 0x4000);
   CHECK(one(ACTX_BF16_OP_RECIPROCAL, NULL, 0x0000) == 0x7F80);
   CHECK(one(ACTX_BF16_OP_RECIPROCAL, NULL, 0x8000) == 0xFF80);
@@ -255,7 +256,8 @@ static void test_edges(void) {
   CHECK(one(ACTX_BF16_OP_EXP, NULL, 0x0000) == 0x3F80);
   CHECK(one(ACTX_BF16_OP_LOG, NULL, 0x0000) == 0xFF80);
   CHECK(one(ACTX_BF16_OP_LOG, NULL, 0x8000) == 0xFF80);
-  CHECK(is_quiet_nan(one(ACTX_BF16_OP_LOG, NULL, 0xBF80)));
+  CHECK(one(ACTX_BF16_OP_LOG, NULL, 0xBF80) == 0x7FC0);
+  CHECK(one(ACTX_BF16_OP_LOG, NULL, 0xFF80) == 0x7FC0);
   CHECK(one(ACTX_BF16_OP_LOG, NULL, 0x3F80) == 0x0000);
   CHECK(one(ACTX_BF16_OP_FLOOR, NULL, 0xBF00) == 0xBF80); /* floor(-0.5) = -1 */
   CHECK(one(ACTX_BF16_OP_CEIL, NULL, 0xBF00) == 0x8000);  /* ceil(-0.5) = -0 */
