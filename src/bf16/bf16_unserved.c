@@ -22,6 +22,4 @@ UNSERVED(conv)
 
 UNSERVED(pool)
 
-UNSERVED(layout)
-
 UNSERVED(resize)

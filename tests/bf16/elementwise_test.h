@@ -29,6 +29,13 @@ static inline actx_shape shape_of(size_t rank, const int64_t *dims) {
   return s;
 }
 
+static inline bool shape_equal(const actx_shape *a, const actx_shape *b) {
+  if (a->rank != b->rank) return false;
+  for (size_t i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
 static inline actx_tensor tensor_of(actx_elem elem, actx_shape shape, void *data) {
   return (actx_tensor){.elem = elem, .shape = shape, .data = data};
 }
