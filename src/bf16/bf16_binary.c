@@ -22,45 +22,45 @@ typedef struct binary_state {
   size_t n_inputs;
 } binary_state;
 
-static float op_add(float a, float b) { return actx_nan_rule(a + b, a, b); }
-static float op_sub(float a, float b) { return actx_nan_rule(a - b, a, b); }
-static float op_mul(float a, float b) { return actx_nan_rule(a * b, a, b); }
-static float op_div(float a, float b) { return actx_nan_rule(a / b, a, b); }
-static float op_max(float a, float b) {
-  if (isnan(a)) return a;
-  if (isnan(b)) return b;
-  return a < b || (a == b && signbit(a)) ? b : a;
+/* The arithmetic: the float32 op, then actx_nan_rule_block over the block. */
+#define op_add(a, b) ((a) + (b))
+#define op_sub(a, b) ((a) - (b))
+#define op_mul(a, b) ((a) * (b))
+#define op_div(a, b) ((a) / (b))
+
+/* Max / Min over float32 bits, in integers so that the loop vectorises: the key maps the bits
+ * to an unsigned integer in the order of the values, with -0 just below +0; a NaN operand
+ * (the first, if both) wins outright. */
+static inline uint32_t order_key(uint32_t x) {
+  return x & 0x80000000u ? ~x : x | 0x80000000u;
 }
-static float op_min(float a, float b) {
-  if (isnan(a)) return a;
-  if (isnan(b)) return b;
-  return b < a || (a == b && signbit(b)) ? b : a;
+static inline uint32_t max_bits(uint32_t a, uint32_t b, bool max) {
+  const uint32_t ka = order_key(a), kb = order_key(b);
+  const uint32_t b_wins = (uint32_t)0 - (uint32_t)(max ? kb > ka : kb < ka);
+  const uint32_t by_order = a ^ ((a ^ b) & b_wins);
+  const uint32_t nan_b = b ^ ((b ^ by_order) & ~actx_nan_mask(b)); /* b if b is NaN */
+  return a ^ ((a ^ nan_b) & ~actx_nan_mask(a));                   /* a if a is NaN */
 }
 
-/* One piece function an op, with the three steps' loops written out so that each is a plain
- * loop the compiler can vectorise: both advancing, a held, b held. */
-#define BINARY_PIECE_(name, op)                                                              \
-  static void piece_##name(const void *ctx, const unsigned char *const *in,                  \
-                           const int64_t *step, unsigned char *out, size_t n) {              \
-    (void)ctx;                                                                               \
-    const unsigned char *a = in[0], *b = in[1];                                              \
-    if (step[0] && step[1]) {                                                                \
-      for (size_t i = 0; i < n; i++)                                                         \
-        actx_st_bf16(out + 2 * i, op(actx_ld_bf16(a + 2 * i), actx_ld_bf16(b + 2 * i)));     \
-    } else if (step[1]) {                                                                    \
-      const float av = actx_ld_bf16(a);                                                      \
-      for (size_t i = 0; i < n; i++) actx_st_bf16(out + 2 * i, op(av, actx_ld_bf16(b + 2 * i))); \
-    } else {                                                                                 \
-      const size_t sa = step[0] ? 2 : 0;                                                     \
-      const float bv = actx_ld_bf16(b);                                                      \
-      for (size_t i = 0; i < n; i++) actx_st_bf16(out + 2 * i, op(actx_ld_bf16(a + sa * i), bv)); \
-    }                                                                                        \
+/* One piece function an op, by blocks (bf16_elementwise.h). */
+#define BINARY_PIECE_(name, op)                                                        \
+  static void piece_##name(const void *ctx, const unsigned char *const *in,            \
+                           const int64_t *step, unsigned char *out, size_t n) {        \
+    (void)ctx;                                                                         \
+    actx_block a, b, r;                                                                \
+    for (size_t i = 0; i < n; i += ACTX_BLOCK) {                                       \
+      const size_t m = n - i < ACTX_BLOCK ? n - i : ACTX_BLOCK;                        \
+      actx_widen_block(in[0] + 2 * (size_t)step[0] * i, step[0], m, &a);               \
+      actx_widen_block(in[1] + 2 * (size_t)step[1] * i, step[1], m, &b);               \
+      for (size_t j = 0; j < ACTX_BLOCK; j++) r.f[j] = op(a.f[j], b.f[j]);             \
+      actx_nan_rule_block(&r, &a, &b);                                                 \
+      actx_round_block(&r, out + 2 * i, m);                                            \
+    }                                                                                  \
   }
 BINARY_PIECE_(add, op_add)
 BINARY_PIECE_(sub, op_sub)
 BINARY_PIECE_(mul, op_mul)
 BINARY_PIECE_(div, op_div)
-#undef BINARY_PIECE_
 
 static float pow_i64(float x, int64_t e) {
   if (e >= -(1 << 24) && e <= (1 << 24)) return powf(x, (float)e);
@@ -86,17 +86,24 @@ static void piece_pow(const void *ctx, const unsigned char *const *in, const int
 
 typedef struct fold_ctx {
   size_t n_in;
-  float (*op)(float, float);
+  bool max; /* Max, else Min */
 } fold_ctx;
 
 static void piece_fold(const void *ctx, const unsigned char *const *in, const int64_t *step,
                        unsigned char *out, size_t n) {
   const fold_ctx *f = ctx;
-  for (size_t i = 0; i < n; i++) {
-    float acc = actx_ld_bf16(in[0] + 2 * (size_t)step[0] * i);
-    for (size_t k = 1; k < f->n_in; k++)
-      acc = f->op(acc, actx_ld_bf16(in[k] + 2 * (size_t)step[k] * i));
-    actx_st_bf16(out + 2 * i, acc);
+  actx_block acc, b;
+  for (size_t i = 0; i < n; i += ACTX_BLOCK) {
+    const size_t m = n - i < ACTX_BLOCK ? n - i : ACTX_BLOCK;
+    actx_widen_block(in[0] + 2 * (size_t)step[0] * i, step[0], m, &acc);
+    for (size_t k = 1; k < f->n_in; k++) {
+      actx_widen_block(in[k] + 2 * (size_t)step[k] * i, step[k], m, &b);
+      if (f->max)
+        for (size_t j = 0; j < ACTX_BLOCK; j++) acc.u[j] = max_bits(acc.u[j], b.u[j], true);
+      else
+        for (size_t j = 0; j < ACTX_BLOCK; j++) acc.u[j] = max_bits(acc.u[j], b.u[j], false);
+    }
+    actx_round_block(&acc, out + 2 * i, m);
   }
 }
 
@@ -165,7 +172,7 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
   }
   actx_walk w;
   actx_walk_broadcast(&w, &want.shape, shapes, n_in);
-  fold_ctx fold = {n_in, s->op == ACTX_BF16_OP_MAX ? op_max : op_min};
+  fold_ctx fold = {n_in, s->op == ACTX_BF16_OP_MAX};
   actx_walk_piece_fn piece = NULL;
   const void *ctx = NULL;
   switch (s->op) {

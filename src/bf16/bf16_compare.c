@@ -4,6 +4,7 @@
  * cond (bool; any non-zero byte is true) ? X : Y, all three broadcast together, the chosen
  * element's bits copied as they are (a selection, not arithmetic: nothing is rounded). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bf16_elementwise.h"
 
@@ -11,14 +12,19 @@ typedef struct compare_state {
   actx_bf16_op op;
 } compare_state;
 
+/* By blocks (bf16_elementwise.h): widen, compare, store the bytes. */
 #define COMPARE_PIECE_(name, cmp)                                                          \
   static void piece_##name(const void *ctx, const unsigned char *const *in,                \
                            const int64_t *step, unsigned char *out, size_t n) {            \
     (void)ctx;                                                                             \
-    const size_t sa = step[0] ? 2 : 0, sb = step[1] ? 2 : 0;                               \
-    for (size_t i = 0; i < n; i++) {                                                       \
-      const float a = actx_ld_bf16(in[0] + sa * i), b = actx_ld_bf16(in[1] + sb * i);      \
-      out[i] = (unsigned char)(a cmp b);                                                   \
+    actx_block a, b;                                                                       \
+    unsigned char r[ACTX_BLOCK];                                                           \
+    for (size_t i = 0; i < n; i += ACTX_BLOCK) {                                           \
+      const size_t m = n - i < ACTX_BLOCK ? n - i : ACTX_BLOCK;                            \
+      actx_widen_block(in[0] + 2 * (size_t)step[0] * i, step[0], m, &a);                   \
+      actx_widen_block(in[1] + 2 * (size_t)step[1] * i, step[1], m, &b);                   \
+      for (size_t j = 0; j < ACTX_BLOCK; j++) r[j] = (unsigned char)(a.f[j] cmp b.f[j]);   \
+      memcpy(out + i, r, m);                                                               \
     }                                                                                      \
   }
 COMPARE_PIECE_(equal, ==)

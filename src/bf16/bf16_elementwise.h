@@ -41,10 +41,65 @@ static inline int64_t actx_ld_i64(const unsigned char *p) {
  * NaN. */
 #define ACTX_BF16_DEFAULT_NAN 0x7FC0u
 static inline float actx_nan_rule(float r, float a, float b) {
-  if (r == r) return r;
-  if (a != a) return a;
-  if (b != b) return b;
-  return actx_bf16_to_f32(ACTX_BF16_DEFAULT_NAN);
+  return r == r ? r : a != a ? a : b != b ? b : actx_bf16_to_f32(ACTX_BF16_DEFAULT_NAN);
+}
+
+/* Blocks: the arithmetic pieces widen ACTX_BLOCK elements into a local float array, compute,
+ * and round the block back, each step a loop of fixed length over arrays nothing else can
+ * point into, which the compiler vectorises at -O2 for the baseline ISA. A shorter tail goes
+ * through the same block (zero-padded), so an element's bits never depend on where it sits. */
+#define ACTX_BLOCK 64
+/* A block's values, read as float32 for the arithmetic and as bits for the rest (C11 allows
+ * reading a union member other than the one last written: the bytes are reinterpreted). */
+typedef union actx_block {
+  float f[ACTX_BLOCK];
+  uint32_t u[ACTX_BLOCK];
+} actx_block;
+/* Widens n <= ACTX_BLOCK elements (step 1) or one held element (step 0), zero-padded. */
+static inline void actx_widen_block(const unsigned char *p, int64_t step, size_t n,
+                                    actx_block *b) {
+  if (step == 0) {
+    const uint32_t v = (uint32_t)actx_ld_u16(p) << 16;
+    for (size_t j = 0; j < ACTX_BLOCK; j++) b->u[j] = v;
+  } else if (n == ACTX_BLOCK) {
+    for (size_t j = 0; j < ACTX_BLOCK; j++) b->u[j] = (uint32_t)actx_ld_u16(p + 2 * j) << 16;
+  } else {
+    for (size_t j = 0; j < ACTX_BLOCK; j++)
+      b->u[j] = j < n ? (uint32_t)actx_ld_u16(p + 2 * j) << 16 : 0;
+  }
+}
+/* Stores the first n of a block of 16-bit results. */
+static inline void actx_store_block(const uint16_t *h, unsigned char *out, size_t n) {
+  if (n == ACTX_BLOCK)
+    memcpy(out, h, 2 * ACTX_BLOCK);
+  else
+    memcpy(out, h, 2 * n);
+}
+/* Rounds a block (actx_f32_to_bf16's arithmetic, branch-free) and stores its first n. */
+static inline void actx_round_block(const actx_block *b, unsigned char *out, size_t n) {
+  uint16_t h[ACTX_BLOCK];
+  for (size_t j = 0; j < ACTX_BLOCK; j++) {
+    const uint32_t x = b->u[j];
+    const uint32_t nearest = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
+    const uint32_t quiet = (x | 0x00400000u) >> 16;
+    h[j] = (uint16_t)((x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : nearest);
+  }
+  actx_store_block(h, out, n);
+}
+
+/* actx_nan_rule over a block, in integers (a float comparison there would keep the loop from
+ * vectorising under -ftrapping-math): r[j] becomes a[j]'s NaN, else b[j]'s, else the default,
+ * wherever r[j] is a NaN. */
+static inline uint32_t actx_nan_mask(uint32_t x) {
+  return (uint32_t)0 - (uint32_t)((x & 0x7FFFFFFFu) > 0x7F800000u);
+}
+static inline void actx_nan_rule_block(actx_block *r, const actx_block *a, const actx_block *b) {
+  const uint32_t def = (uint32_t)ACTX_BF16_DEFAULT_NAN << 16;
+  for (size_t j = 0; j < ACTX_BLOCK; j++) {
+    const uint32_t nb_or_def = def ^ ((def ^ b->u[j]) & actx_nan_mask(b->u[j]));
+    const uint32_t operand = nb_or_def ^ ((nb_or_def ^ a->u[j]) & actx_nan_mask(a->u[j]));
+    r->u[j] ^= (r->u[j] ^ operand) & actx_nan_mask(r->u[j]);
+  }
 }
 
 /* Bytes of one element of each type. */

@@ -199,8 +199,13 @@ static void table_piece(const void *ctx, const unsigned char *const *in, const i
 static void clip_piece(const void *ctx, const unsigned char *const *in, const int64_t *step,
                        unsigned char *out, size_t n) {
   const unary_params *p = ctx;
-  (void)step;
-  for (size_t i = 0; i < n; i++) actx_st_bf16(out + 2 * i, f_clip(actx_ld_bf16(in[0] + 2 * i), p));
+  actx_block x, y;
+  for (size_t i = 0; i < n; i += ACTX_BLOCK) {
+    const size_t m = n - i < ACTX_BLOCK ? n - i : ACTX_BLOCK;
+    actx_widen_block(in[0] + 2 * i, step[0], m, &x);
+    for (size_t j = 0; j < ACTX_BLOCK; j++) y.f[j] = f_clip(x.f[j], p);
+    actx_round_block(&y, out + 2 * i, m);
+  }
 }
 
 static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_in,
