@@ -42,12 +42,15 @@ static actx_status layout_create(const actx_bf16_node *node, void **out, const c
     case ACTX_BF16_OP_PAD: {
       if (node->input_elems[0] != ACTX_ELEM_BF16)
         return actx_bf16_fail(why, "an input is not bfloat16");
-      if (node->input_elems[1] != ACTX_ELEM_I64) return actx_bf16_fail(why, "Pad's pads are not int64");
+      if (node->input_elems[1] != ACTX_ELEM_I64)
+        return actx_bf16_fail(why, "Pad's pads are not int64");
       if (node->n_inputs > 2 && node->input_present[2] && node->input_elems[2] != ACTX_ELEM_BF16)
         return actx_bf16_fail(why, "Pad's constant_value is not bfloat16");
       if (node->n_inputs > 3 && node->input_present[3]) {
-        if (node->since_version < 18) return actx_bf16_fail(why, "Pad has an axes input from Pad-18 on");
-        if (node->input_elems[3] != ACTX_ELEM_I64) return actx_bf16_fail(why, "Pad's axes are not int64");
+        if (node->since_version < 18)
+          return actx_bf16_fail(why, "Pad has an axes input from Pad-18 on");
+        if (node->input_elems[3] != ACTX_ELEM_I64)
+          return actx_bf16_fail(why, "Pad's axes are not int64");
         s.has_axes_input = true;
       }
       const char *mode = node->attrs.has_mode ? node->attrs.mode : "constant";
@@ -75,7 +78,8 @@ static actx_status read_i64_list(const actx_tensor *t, size_t max, int64_t *valu
                                  const char *what_too_long, const char **why) {
   const actx_status st = actx_bf16_check_tensor(t, ACTX_ELEM_I64, why);
   if (st != ACTX_OK) return st;
-  if (t->shape.rank != 1) return actx_bf16_fail(why, "a shape, repeats, pads or axes input is not 1-D");
+  if (t->shape.rank != 1)
+    return actx_bf16_fail(why, "a shape, repeats, pads or axes input is not 1-D");
   if (t->shape.dims[0] > (int64_t)max) return actx_bf16_fail(why, what_too_long);
   *n = (size_t)t->shape.dims[0];
   for (size_t i = 0; i < *n; i++) values[i] = actx_ld_i64((const unsigned char *)t->data + 8 * i);
@@ -104,7 +108,8 @@ static actx_status pad_amounts(const layout_state *s, const actx_tensor *in, siz
   bool seen[ACTX_BF16_MAX_RANK] = {false};
   for (size_t i = 0; i < n_axes; i++) {
     int64_t a = axes[i];
-    if (a < -(int64_t)rank || a >= (int64_t)rank) return actx_bf16_fail(why, "Pad's axes are out of range");
+    if (a < -(int64_t)rank || a >= (int64_t)rank)
+      return actx_bf16_fail(why, "Pad's axes are out of range");
     if (a < 0) a += (int64_t)rank;
     if (seen[a]) return actx_bf16_fail(why, "Pad's axes repeat an axis");
     seen[a] = true;
@@ -141,14 +146,15 @@ static actx_status layout_shape(const layout_state *s, const actx_tensor *in, si
     }
     case ACTX_BF16_OP_TILE: {
       if (n_in != 2) return actx_bf16_fail(why, "wrong number of inputs or outputs");
-      st = read_i64_list(&in[1], ACTX_BF16_MAX_RANK, v, &n, "Tile's repeats must have one value an axis",
-                         why);
+      st = read_i64_list(&in[1], ACTX_BF16_MAX_RANK, v, &n,
+                         "Tile's repeats must have one value an axis", why);
       if (st != ACTX_OK) return st;
       if (n != x->rank) return actx_bf16_fail(why, "Tile's repeats must have one value an axis");
       shape->rank = x->rank;
       for (size_t i = 0; i < n; i++) {
         if (v[i] < 0) return actx_bf16_fail(why, "Tile's repeats are negative");
-        if (v[i] != 0 && x->dims[i] > INT64_MAX / v[i]) return actx_bf16_fail(why, "the output is too large");
+        if (v[i] != 0 && x->dims[i] > INT64_MAX / v[i])
+          return actx_bf16_fail(why, "the output is too large");
         shape->dims[i] = x->dims[i] * v[i];
       }
       break;
@@ -310,7 +316,8 @@ static actx_status layout_run(const void *state, const actx_tensor *in, size_t n
   if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &shape, NULL, 0, why)) != ACTX_OK)
     return st;
   if (actx_shape_elements(&shape) > 0 && in[0].data != NULL) {
-    const uintptr_t o0 = (uintptr_t)out[0].data, o1 = o0 + 2 * (uintptr_t)actx_shape_elements(&shape);
+    const uintptr_t o0 = (uintptr_t)out[0].data,
+                    o1 = o0 + 2 * (uintptr_t)actx_shape_elements(&shape);
     const uintptr_t i0 = (uintptr_t)in[0].data,
                     i1 = i0 + 2 * (uintptr_t)actx_shape_elements(&in[0].shape);
     if (i0 < o1 && o0 < i1) return actx_bf16_fail(why, "the output overlaps the input");

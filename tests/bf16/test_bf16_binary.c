@@ -115,7 +115,8 @@ static const actx_bf16_op ops[] = {ACTX_BF16_OP_ADD, ACTX_BF16_OP_SUB, ACTX_BF16
                                    ACTX_BF16_OP_MIN};
 #define N_OPS (sizeof ops / sizeof ops[0])
 
-#define S(...) shape_of(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t), (int64_t[]){__VA_ARGS__})
+#define S(...) \
+  shape_of(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t), (int64_t[]){__VA_ARGS__})
 #define S0 shape_of(0, NULL)
 
 static void test_broadcasts(void) {
@@ -141,7 +142,8 @@ static void test_broadcasts(void) {
       {S(7, 33), S(7, 33)},        /* odd lengths */
   };
   for (size_t o = 0; o < N_OPS; o++)
-    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) check_shapes(ops[o], 2, pairs[p], NULL);
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+      check_shapes(ops[o], 2, pairs[p], NULL);
   /* long enough to split over the parallel-for (chunks of 16 Ki): every broadcast kind */
   const actx_shape big[][2] = {{S(300, 200), S(300, 200)}, {S(300, 200), S(200)},
                                {S(300, 1), S(300, 200)}, {S0, S(70000)}, {S(3, 1, 257), S(97, 1)}};
