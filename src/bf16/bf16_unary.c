@@ -1,6 +1,6 @@
 /* The unary family: y = round(f(widen(x))) with f one float32 function an op, defined once
  * below. Every op but Clip builds, with its kernel, the table of f's rounded result for all
- * 65,536 inputs (128 KiB) and runs by lookup: the table is the definition, so no input can
+ * 65,536 inputs (128 KiB, one for all kernels of an op and attributes) and runs by lookup: the table is the definition, so no input can
  * differ from it. Clip's bounds are inputs (known only at run), and its result is always x, min
  * or max, so it is computed directly with the same f.
  *
@@ -20,7 +20,9 @@
  * A NaN in gives a quiet NaN out (rounding makes it quiet and keeps its sign and top payload);
  * a NaN made from a number (sqrt(-1), log(-1)) is the positive quiet NaN 0x7FC0 on every ISA. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bf16_elementwise.h"
 
@@ -113,10 +115,62 @@ static const unary_row unary_rows[ACTX_BF16_OP_COUNT] = {UNARY_OPS(UNARY_ROW_)};
 #define BF16_LOWEST 0xFF7Fu
 #define BF16_MAX 0x7F7Fu
 
+/* The tables, shared: every kernel of one (op, alpha, beta) uses one table, counted, so that a
+ * graph of a hundred Relu nodes holds 128 KiB, not 12.8 MiB. Guarded by a lock, since sessions
+ * (and their kernels) may be made and freed on several threads at once. */
+typedef struct unary_table {
+  struct unary_table *next;
+  actx_bf16_op op;
+  unary_params params;
+  size_t refs;
+  uint16_t y[65536];
+} unary_table;
+
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+static unary_table *tables;
+
+static const unary_table *table_acquire(actx_bf16_op op, const unary_params *p) {
+  pthread_mutex_lock(&tables_lock);
+  unary_table *t = tables;
+  while (t != NULL && !(t->op == op && memcmp(&t->params, p, sizeof *p) == 0)) t = t->next;
+  if (t == NULL && (t = malloc(sizeof *t)) != NULL) {
+    t->op = op;
+    t->params = *p;
+    t->refs = 0;
+    const unary_fn f = unary_rows[op].f;
+    for (uint32_t x = 0; x < 65536; x++) {
+      const float v = actx_bf16_to_f32((uint16_t)x), y = f(v, p);
+      /* a NaN of a NaN input is f's (Neg and Abs set its sign); one made from a number,
+       * sqrt(-1) or log(-1), is the positive quiet NaN on every ISA */
+      t->y[x] = actx_f32_to_bf16(v != v ? y : actx_nan_rule(y, v, v));
+    }
+    t->next = tables;
+    tables = t;
+  }
+  if (t != NULL) t->refs++;
+  pthread_mutex_unlock(&tables_lock);
+  return t;
+}
+
+static void table_release(const unary_table *table) {
+  if (table == NULL) return;
+  pthread_mutex_lock(&tables_lock);
+  for (unary_table **at = &tables; *at != NULL; at = &(*at)->next) {
+    if (*at != table) continue;
+    unary_table *t = *at;
+    if (--t->refs == 0) {
+      *at = t->next;
+      free(t);
+    }
+    break;
+  }
+  pthread_mutex_unlock(&tables_lock);
+}
+
 typedef struct unary_state {
   actx_bf16_op op;
   unary_params params;
-  uint16_t *table; /* NULL for Clip */
+  const unary_table *table; /* NULL for Clip */
 } unary_state;
 
 static actx_status unary_create(const actx_bf16_node *node, void **out, const char **why) {
@@ -134,18 +188,9 @@ static actx_status unary_create(const actx_bf16_node *node, void **out, const ch
   if (s == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   s->op = node->op;
   s->params = p;
-  if (node->op != ACTX_BF16_OP_CLIP) {
-    s->table = malloc(65536 * sizeof *s->table);
-    if (s->table == NULL) {
-      free(s);
-      return ACTX_ERROR_OUT_OF_MEMORY;
-    }
-    for (uint32_t x = 0; x < 65536; x++) {
-      const float v = actx_bf16_to_f32((uint16_t)x), y = row->f(v, &p);
-      /* a NaN of a NaN input is f's (Neg and Abs set its sign); one made from a number,
-       * sqrt(-1) or log(-1), is the positive quiet NaN on every ISA */
-      s->table[x] = actx_f32_to_bf16(v != v ? y : actx_nan_rule(y, v, v));
-    }
+  if (node->op != ACTX_BF16_OP_CLIP && (s->table = table_acquire(node->op, &p)) == NULL) {
+    free(s);
+    return ACTX_ERROR_OUT_OF_MEMORY;
   }
   *out = s;
   return ACTX_OK;
@@ -154,7 +199,7 @@ static actx_status unary_create(const actx_bf16_node *node, void **out, const ch
 static void unary_destroy(void *state) {
   unary_state *s = state;
   if (s == NULL) return;
-  free(s->table);
+  table_release(s->table);
   free(s);
 }
 
@@ -228,7 +273,7 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
     (void)clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why);
     actx_walk_run(&w, data, size, out[0].data, 2, clip_piece, &bounds, par);
   } else {
-    actx_walk_run(&w, data, size, out[0].data, 2, table_piece, s->table, par);
+    actx_walk_run(&w, data, size, out[0].data, 2, table_piece, s->table->y, par);
   }
   return ACTX_OK;
 }

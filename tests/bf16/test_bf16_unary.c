@@ -159,10 +159,20 @@ static void test_all_inputs(void) {
                     actx_bf16_op_info_get(op)->name, off);
     actx_bf16_kernel_destroy(k);
   }
-  /* attributes set */
+  /* attributes set; kernels of one op with other attributes alive at once (their tables are
+   * shared by (op, alpha, beta): each must keep its own), and one made again after a free */
   actx_bf16_attrs a = {.has_alpha = true, .alpha = 0.25f, .has_beta = true, .beta = -0.75f};
   actx_bf16_kernel *k = unary_kernel(ACTX_BF16_OP_LEAKY_RELU, &a);
+  actx_bf16_kernel *k_default = unary_kernel(ACTX_BF16_OP_LEAKY_RELU, NULL);
+  actx_bf16_kernel *k_default2 = unary_kernel(ACTX_BF16_OP_LEAKY_RELU, NULL);
   check_all(k, ACTX_BF16_OP_LEAKY_RELU, &(ref_params){0.25f, 0}, NULL, NULL);
+  check_all(k_default, ACTX_BF16_OP_LEAKY_RELU, &(ref_params){0.01f, 0}, NULL, NULL);
+  actx_bf16_kernel_destroy(k_default);
+  check_all(k_default2, ACTX_BF16_OP_LEAKY_RELU, &(ref_params){0.01f, 0}, NULL, NULL);
+  actx_bf16_kernel_destroy(k_default2);
+  k_default = unary_kernel(ACTX_BF16_OP_LEAKY_RELU, NULL);
+  check_all(k_default, ACTX_BF16_OP_LEAKY_RELU, &(ref_params){0.01f, 0}, NULL, NULL);
+  actx_bf16_kernel_destroy(k_default);
   actx_bf16_kernel_destroy(k);
   k = unary_kernel(ACTX_BF16_OP_HARD_SIGMOID, &a);
   check_all(k, ACTX_BF16_OP_HARD_SIGMOID, &(ref_params){0.25f, -0.75f}, NULL, NULL);
