@@ -4,6 +4,7 @@
 #define ACTX_ELEMENTWISE_TEST_H
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,35 @@ static inline void reverse_for(void *runner, actx_task_fn task, void *ctx, size_
   for (size_t i = n; i-- > 0;) task(ctx, i);
 }
 static const actx_parallel reverse_par = {reverse_for, NULL, 4};
+
+/* A parallel-for on real threads, one a task (for ThreadSanitizer's runs of the suite). */
+typedef struct thread_task {
+  actx_task_fn task;
+  void *ctx;
+  size_t index;
+} thread_task;
+static inline void *thread_task_run(void *arg) {
+  const thread_task *t = arg;
+  t->task(t->ctx, t->index);
+  return NULL;
+}
+static inline void thread_for(void *runner, actx_task_fn task, void *ctx, size_t n) {
+  (void)runner;
+  pthread_t th[16];
+  thread_task tt[16];
+  bool started[16];
+  for (size_t base = 0; base < n; base += 16) {
+    const size_t m = n - base < 16 ? n - base : 16;
+    for (size_t i = 0; i < m; i++) {
+      tt[i] = (thread_task){task, ctx, base + i};
+      started[i] = pthread_create(&th[i], NULL, thread_task_run, &tt[i]) == 0;
+      if (!started[i]) thread_task_run(&tt[i]); /* no thread to be had: run it here */
+    }
+    for (size_t i = 0; i < m; i++)
+      if (started[i]) pthread_join(th[i], NULL);
+  }
+}
+static const actx_parallel thread_par = {thread_for, NULL, 4};
 
 /* The reference's rounding, written out here (not src/half.h's): round to nearest even, a NaN
  * made quiet with its sign and top payload kept. */

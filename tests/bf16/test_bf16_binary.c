@@ -152,6 +152,7 @@ static void test_broadcasts(void) {
       last_num_tasks = 0;
       check_shapes(ops[o], 2, big[p], &reverse_par);
       CHECK(last_num_tasks >= 2);
+      check_shapes(ops[o], 2, big[p], &thread_par);
     }
   /* Max / Min: one input, three and eight broadcast together */
   const actx_shape three[] = {S(2, 1, 1), S(1, 3, 1), S(1, 1, 4)};

@@ -164,6 +164,7 @@ static void test_tile(void) {
   check_tile(S(2, 0), V(2, 3), NULL);
   check_tile(S(2, 3, 4), V(1, 1, 1), NULL);
   check_tile(S(100, 10), V(10, 10), &reverse_par);
+  check_tile(S(100, 10), V(10, 10), &thread_par);
   check_tile(S(1, 7), V(3000, 1), &reverse_par);
   actx_bf16_kernel *k = layout_kernel(ACTX_BF16_OP_TILE, 13, 2, NULL);
   uint16_t x[4] = {0};
@@ -279,6 +280,7 @@ static void test_pad(void) {
   pad_all_modes(S(2, 3), V(0, 0, 0, 0), NULL);
   pad_all_modes(S(3), V(-3, 0), NULL); /* cropped to nothing */
   pad_all_modes(S(300, 250), V(1, 2, 3, 4), &reverse_par);
+  pad_all_modes(S(300, 250), V(1, 2, 3, 4), &thread_par);
   check_pad(CONSTANT, 13, S(0, 3), (int64_t[]){1, 0, 1, 0}, i64_list(V(1, 0, 1, 0)), NULL,
             NULL, NULL);
   /* the axes input (Pad-18 on): negative axes, a subset, their order */

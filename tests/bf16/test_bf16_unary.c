@@ -3,6 +3,8 @@
  * one bfloat16 ulp of the op computed in double. Then edge values by their expected bits,
  * attributes, Clip's bounds and oddities, shapes, in place, misaligned data, a split run and
  * bad input. */
+#include <pthread.h>
+
 #include "elementwise_test.h"
 
 /* ---- the reference: one plain function an op, float32 as ORT's float32 kernels do ---- */
@@ -369,11 +371,53 @@ static void test_shapes_and_memory(void) {
   expect_create_error(&n, "beta");
 }
 
+/* Kernels made, run and freed on several threads at once (their shared tables are counted
+ * under a lock; run under ThreadSanitizer by the sanitizer suite). */
+static void *thread_body(void *arg) {
+  long *bad = arg;
+  const actx_bf16_op ops2[2] = {ACTX_BF16_OP_RELU, ACTX_BF16_OP_SQRT};
+  for (int it = 0; it < 10; it++) {
+    actx_bf16_kernel *k = NULL;
+    const actx_bf16_node n = node_of(ops2[it & 1], 13, 1, NULL);
+    const char *why;
+    if (actx_bf16_kernel_create(&n, &k, &why) != ACTX_OK) {
+      (*bad)++;
+      continue;
+    }
+    uint16_t x[256], y[256];
+    for (int i = 0; i < 256; i++) x[i] = (uint16_t)(i * 251 + it);
+    const int64_t d[] = {256};
+    actx_tensor in = tensor_of(ACTX_ELEM_BF16, shape_of(1, d), x);
+    actx_tensor out = tensor_of(ACTX_ELEM_BF16, shape_of(1, d), y);
+    if (actx_bf16_kernel_run(k, &in, 1, &out, 1, NULL, &why) != ACTX_OK) (*bad)++;
+    for (int i = 0; i < 256; i++) {
+      const float v = ref_widen(x[i]);
+      const float r = ops2[it & 1] == ACTX_BF16_OP_RELU ? (v < 0.0f ? 0.0f : v) : sqrtf(v);
+      if (y[i] != ref_round(isnan(v) ? r : ref_nan(r, v, v))) (*bad)++;
+    }
+    actx_bf16_kernel_destroy(k);
+  }
+  return NULL;
+}
+
+static void test_threads(void) {
+  pthread_t t[4];
+  long bad[4] = {0};
+  for (int i = 0; i < 4; i++) CHECK(pthread_create(&t[i], NULL, thread_body, &bad[i]) == 0);
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(bad[i] == 0);
+  }
+  values_compared += 4 * 10 * 256;
+  cases += 40;
+}
+
 int main(void) {
   for (uint32_t i = 0; i < 65536; i++) all_inputs[i] = (uint16_t)i;
   test_all_inputs();
   test_clip();
   test_edges();
   test_shapes_and_memory();
+  test_threads();
   return finish("test_bf16_unary");
 }
