@@ -1,8 +1,9 @@
 /* The unary family: y = round(f(widen(x))) with f one float32 function an op, defined once
  * below. Every op but Clip builds, with its kernel, the table of f's rounded result for all
- * 65,536 inputs (128 KiB, one for all kernels of an op and attributes) and runs by lookup: the table is the definition, so no input can
- * differ from it. Clip's bounds are inputs (known only at run), and its result is always x, min
- * or max, so it is computed directly with the same f.
+ * 65,536 inputs (128 KiB, one for all kernels of an op and attributes) and runs by lookup:
+ * the table is the definition, so no input can differ from it. Clip's bounds are inputs (known
+ * only at run), and its result is always x, min or max, so it is computed directly with the
+ * same f.
  *
  * The float32 functions follow ORT's float32 kernels (Eigen's cwiseMax / cwiseMin are
  * std::max / std::min: max(a, b) = a < b ? b : a, min(a, b) = b < a ? b : a):
