@@ -142,7 +142,7 @@ static actx_status binary_shapes(const void *state, const actx_tensor *in, size_
   actx_shape shape = in[0].shape;
   for (size_t k = 0; k < n_in; k++) {
     const actx_elem want = k == 1 && s->op == ACTX_BF16_OP_POW ? s->exponent_elem : ACTX_ELEM_BF16;
-    const actx_status st = actx_bf16_check_tensor(&in[k], want, why);
+    const actx_status st = actx_bf16_check_tensor(&in[k], want, false, why);
     if (st != ACTX_OK) return st;
     if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
       return actx_bf16_fail(why, "the input shapes do not broadcast");
@@ -158,6 +158,7 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
   const binary_state *s = state;
   actx_tensor want;
   actx_status st = binary_shapes(state, in, n_in, &want, n_out, why);
+  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
   if (st != ACTX_OK) return st;
   if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &want.shape, in, n_in, why)) !=
       ACTX_OK)

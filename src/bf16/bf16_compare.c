@@ -75,7 +75,7 @@ static actx_status compare_shapes(const void *state, const actx_tensor *in, size
   if (n_in != arity || n_out != 1) return actx_bf16_fail(why, "wrong number of inputs or outputs");
   actx_shape shape = in[0].shape;
   for (size_t k = 0; k < n_in; k++) {
-    const actx_status st = actx_bf16_check_tensor(&in[k], input_elem(s->op, k), why);
+    const actx_status st = actx_bf16_check_tensor(&in[k], input_elem(s->op, k), false, why);
     if (st != ACTX_OK) return st;
     if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
       return actx_bf16_fail(why, "the input shapes do not broadcast");
@@ -91,6 +91,7 @@ static actx_status compare_run(const void *state, const actx_tensor *in, size_t 
   const compare_state *s = state;
   actx_tensor want;
   actx_status st = compare_shapes(state, in, n_in, &want, n_out, why);
+  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
   if (st != ACTX_OK) return st;
   if ((st = actx_bf16_check_output(&out[0], want.elem, &want.shape, in, n_in, why)) != ACTX_OK)
     return st;

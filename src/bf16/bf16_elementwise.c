@@ -41,7 +41,8 @@ bool actx_shape_equal(const actx_shape *a, const actx_shape *b) {
   return true;
 }
 
-actx_status actx_bf16_check_tensor(const actx_tensor *t, actx_elem elem, const char **why) {
+actx_status actx_bf16_check_tensor(const actx_tensor *t, actx_elem elem, bool need_data,
+                                   const char **why) {
   static const char *const wrong_type[ACTX_ELEM_COUNT] = {
       "an input is not bfloat16", "an input is not float32", "an input is not int64",
       "an input is not bool"};
@@ -50,7 +51,17 @@ actx_status actx_bf16_check_tensor(const actx_tensor *t, actx_elem elem, const c
   int64_t n;
   if (!actx_dims_elements(t->shape.rank, t->shape.dims, &n))
     return actx_bf16_fail(why, "a tensor has a negative or too large dimension");
-  if (n > 0 && t->data == NULL) return actx_bf16_fail(why, "a tensor has no data");
+  if (need_data && n > 0 && t->data == NULL) return actx_bf16_fail(why, "a tensor has no data");
+  return ACTX_OK;
+}
+
+actx_status actx_bf16_check_data(const actx_tensor *in, size_t n_in, const char **why) {
+  for (size_t k = 0; k < n_in; k++) {
+    if (in[k].elem >= ACTX_ELEM_COUNT) continue;
+    int64_t n;
+    if (actx_dims_elements(in[k].shape.rank, in[k].shape.dims, &n) && n > 0 && in[k].data == NULL)
+      return actx_bf16_fail(why, "a tensor has no data");
+  }
   return ACTX_OK;
 }
 

@@ -106,8 +106,13 @@ static inline void actx_nan_rule_block(actx_block *r, const actx_block *a, const
 size_t actx_elem_size(actx_elem elem);
 
 /* Checks a tensor argument: element type elem, rank <= ACTX_BF16_MAX_RANK, no negative dim,
- * data present unless it has no elements. The message names what was wrong. */
-actx_status actx_bf16_check_tensor(const actx_tensor *t, actx_elem elem, const char **why);
+ * and with need_data, data present unless it has no elements. _shapes needs the data only of
+ * the inputs whose values decide shapes; a run checks all (actx_bf16_check_data). The message
+ * names what was wrong. */
+actx_status actx_bf16_check_tensor(const actx_tensor *t, actx_elem elem, bool need_data,
+                                   const char **why);
+/* Every present input (elem not ACTX_ELEM_COUNT) with elements has data. */
+actx_status actx_bf16_check_data(const actx_tensor *in, size_t n_in, const char **why);
 /* Checks a run's output against the shape and type _shapes gave, and that it overlaps no input
  * in[k] unless that input has the output's shape (element k read before element k is written:
  * in place is exact), which the element-wise ops allow. */

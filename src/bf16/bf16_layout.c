@@ -76,7 +76,7 @@ static void layout_destroy(void *state) { free(state); }
 /* An int64 1-D input's values (at most max of them), checked. */
 static actx_status read_i64_list(const actx_tensor *t, size_t max, int64_t *values, size_t *n,
                                  const char *what_too_long, const char **why) {
-  const actx_status st = actx_bf16_check_tensor(t, ACTX_ELEM_I64, why);
+  const actx_status st = actx_bf16_check_tensor(t, ACTX_ELEM_I64, true, why);
   if (st != ACTX_OK) return st;
   if (t->shape.rank != 1)
     return actx_bf16_fail(why, "a shape, repeats, pads or axes input is not 1-D");
@@ -125,7 +125,7 @@ static actx_status layout_shape(const layout_state *s, const actx_tensor *in, si
                                 const char **why) {
   const actx_shape *x = &in[0].shape;
   if (n_in < 2) return actx_bf16_fail(why, "wrong number of inputs or outputs");
-  actx_status st = actx_bf16_check_tensor(&in[0], ACTX_ELEM_BF16, why);
+  actx_status st = actx_bf16_check_tensor(&in[0], ACTX_ELEM_BF16, false, why);
   if (st != ACTX_OK) return st;
   int64_t v[2 * ACTX_BF16_MAX_RANK];
   size_t n;
@@ -164,7 +164,8 @@ static actx_status layout_shape(const layout_state *s, const actx_tensor *in, si
       st = pad_amounts(s, in, n_in, begin, end, why);
       if (st != ACTX_OK) return st;
       if (n_in > 2 && in[2].elem != ACTX_ELEM_COUNT) {
-        if ((st = actx_bf16_check_tensor(&in[2], ACTX_ELEM_BF16, why)) != ACTX_OK) return st;
+        if ((st = actx_bf16_check_tensor(&in[2], ACTX_ELEM_BF16, false, why)) != ACTX_OK)
+          return st;
         if (actx_shape_elements(&in[2].shape) != 1)
           return actx_bf16_fail(why, "Pad's constant_value must be one value");
       }
@@ -311,6 +312,7 @@ static actx_status layout_run(const void *state, const actx_tensor *in, size_t n
   actx_shape shape;
   int64_t begin[ACTX_BF16_MAX_RANK], end[ACTX_BF16_MAX_RANK];
   actx_status st = layout_shape(s, in, n_in, &shape, begin, end, why);
+  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
   if (st != ACTX_OK) return st;
   /* a byte mover reads elements other than the one it writes: no overlap at all */
   if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &shape, NULL, 0, why)) != ACTX_OK)

@@ -204,16 +204,17 @@ static void unary_destroy(void *state) {
   free(s);
 }
 
-/* Clip's bound k (1: min, 2: max): absent, or a bfloat16 tensor of one element. */
+/* Clip's bound k (1: min, 2: max): absent, or a bfloat16 tensor of one element; its value is
+ * read only with a place for it (a run: _shapes may not have the data). */
 static actx_status clip_bound(const actx_tensor *in, size_t n_in, size_t k, uint16_t absent,
                               float *bound, const char **why) {
-  *bound = actx_bf16_to_f32(absent);
+  if (bound != NULL) *bound = actx_bf16_to_f32(absent);
   if (k >= n_in || in[k].elem == ACTX_ELEM_COUNT) return ACTX_OK;
-  const actx_status st = actx_bf16_check_tensor(&in[k], ACTX_ELEM_BF16, why);
+  const actx_status st = actx_bf16_check_tensor(&in[k], ACTX_ELEM_BF16, bound != NULL, why);
   if (st != ACTX_OK) return st;
   if (actx_shape_elements(&in[k].shape) != 1)
     return actx_bf16_fail(why, "Clip's min and max must be single values");
-  *bound = actx_ld_bf16(in[k].data);
+  if (bound != NULL) *bound = actx_ld_bf16(in[k].data);
   return ACTX_OK;
 }
 
@@ -221,12 +222,12 @@ static actx_status unary_shapes(const void *state, const actx_tensor *in, size_t
                                 actx_tensor *out, size_t n_out, const char **why) {
   const unary_state *s = state;
   if (n_in < 1 || n_out != 1) return actx_bf16_fail(why, "wrong number of inputs or outputs");
-  actx_status st = actx_bf16_check_tensor(&in[0], ACTX_ELEM_BF16, why);
+  actx_status st = actx_bf16_check_tensor(&in[0], ACTX_ELEM_BF16, false, why);
   if (st != ACTX_OK) return st;
   if (s->op == ACTX_BF16_OP_CLIP) {
-    float b;
-    if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, &b, why)) != ACTX_OK) return st;
-    if ((st = clip_bound(in, n_in, 2, BF16_MAX, &b, why)) != ACTX_OK) return st;
+    if (n_in > 3) return actx_bf16_fail(why, "wrong number of inputs or outputs");
+    if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, NULL, why)) != ACTX_OK) return st;
+    if ((st = clip_bound(in, n_in, 2, BF16_MAX, NULL, why)) != ACTX_OK) return st;
   } else if (n_in > 1) {
     return actx_bf16_fail(why, "wrong number of inputs or outputs");
   }
@@ -260,6 +261,7 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
   const unary_state *s = state;
   actx_tensor shape;
   actx_status st = unary_shapes(state, in, n_in, &shape, n_out == 1 ? 1 : 0, why);
+  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
   if (st != ACTX_OK) return st;
   if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &in[0].shape, in, 1, why)) != ACTX_OK)
     return st;
@@ -270,8 +272,9 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
   const size_t size[1] = {2};
   if (s->op == ACTX_BF16_OP_CLIP) {
     unary_params bounds;
-    (void)clip_bound(in, n_in, 1, BF16_LOWEST, &bounds.alpha, why);
-    (void)clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why);
+    if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, &bounds.alpha, why)) != ACTX_OK ||
+        (st = clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why)) != ACTX_OK)
+      return st;
     actx_walk_run(&w, data, size, out[0].data, 2, clip_piece, &bounds, par);
   } else {
     actx_walk_run(&w, data, size, out[0].data, 2, table_piece, s->table->y, par);

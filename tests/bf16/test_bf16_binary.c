@@ -351,7 +351,12 @@ static void test_memory_and_errors(void) {
         strstr(why, "not bfloat16"));
   CHECK(actx_bf16_kernel_shapes(k, in, 1, &o, 1, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
         strstr(why, "number"));
-  cases += 5;
+  in[1] = tensor_of(ACTX_ELEM_BF16, shape_of(1, d2), NULL); /* no data: a run refuses */
+  in[0].shape = shape_of(1, d2);
+  out = tensor_of(ACTX_ELEM_BF16, shape_of(1, d2), keep_a);
+  CHECK(actx_bf16_kernel_run(k, in, 2, &out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+        strstr(why, "no data"));
+  cases += 6;
   actx_bf16_kernel_destroy(k);
 
   const actx_elem f32[] = {ACTX_ELEM_BF16, ACTX_ELEM_F32}, boolean[] = {ACTX_ELEM_BF16,

@@ -217,8 +217,9 @@ static void test_clip(void) {
   /* a bound of shape [1] is a single value too; two values, or float32, are not */
   uint16_t x[4] = {0x4000, 0xC000, 0x3F00, 0x0000}, lo = 0xBF80, hi2[2] = {0x3F80, 0x3F80};
   const int64_t d1[] = {1}, d2[] = {2}, d4[] = {4};
-  actx_tensor in[3] = {tensor_of(ACTX_ELEM_BF16, shape_of(1, d4), x),
-                       tensor_of(ACTX_ELEM_BF16, shape_of(1, d1), &lo), ACTX_TENSOR_ABSENT};
+  actx_tensor in[4] = {tensor_of(ACTX_ELEM_BF16, shape_of(1, d4), x),
+                       tensor_of(ACTX_ELEM_BF16, shape_of(1, d1), &lo), ACTX_TENSOR_ABSENT,
+                       ACTX_TENSOR_ABSENT};
   actx_tensor out;
   void *block;
   const char *why;
@@ -230,6 +231,19 @@ static void test_clip(void) {
   in[2] = tensor_of(ACTX_ELEM_BF16, shape_of(1, d2), hi2);
   CHECK(run_kernel(k, in, 3, &out, &block, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
         strstr(why, "single values"));
+  free(block);
+  in[2] = tensor_of(ACTX_ELEM_BF16, shape_of(0, NULL), NULL); /* no data: shapes only */
+  CHECK(actx_bf16_kernel_shapes(k, in, 3, &out, 1, &why) == ACTX_OK);
+  CHECK(run_kernel(k, in, 3, &out, &block, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+        strstr(why, "no data"));
+  free(block);
+  in[1] = in[0]; /* four values: not a bound */
+  CHECK(run_kernel(k, in, 3, &out, &block, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+        strstr(why, "single values"));
+  free(block);
+  in[1] = tensor_of(ACTX_ELEM_BF16, shape_of(1, d1), &lo);
+  CHECK(run_kernel(k, in, 4, &out, &block, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+        strstr(why, "number"));
   free(block);
   float f = 1.0f;
   in[2] = tensor_of(ACTX_ELEM_F32, shape_of(0, NULL), &f);
@@ -338,8 +352,12 @@ static void test_shapes_and_memory(void) {
   bad = tensor_of(ACTX_ELEM_BF16, shape_of(1, dneg), f);
   CHECK(actx_bf16_kernel_shapes(k, &bad, 1, &out, 1, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
         strstr(why, "negative"));
+  /* no data: _shapes needs none (only the shape), a run refuses */
   bad = tensor_of(ACTX_ELEM_BF16, shape_of(1, d4), NULL);
-  CHECK(actx_bf16_kernel_shapes(k, &bad, 1, &out, 1, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+  CHECK(actx_bf16_kernel_shapes(k, &bad, 1, &out, 1, &why) == ACTX_OK &&
+        out.shape.dims[0] == 4);
+  out.data = f;
+  CHECK(actx_bf16_kernel_run(k, &bad, 1, &out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
         strstr(why, "no data"));
   uint16_t x4[5] = {0x3F80, 0x4000, 0x4040, 0x4080, 0};
   in = tensor_of(ACTX_ELEM_BF16, shape_of(1, d4), x4);
