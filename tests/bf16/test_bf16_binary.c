@@ -166,6 +166,25 @@ static void test_broadcasts(void) {
   }
 }
 
+/* Random shapes that broadcast (rank 0..6, dims 1..4, each input's dim 1 at random, leading
+ * dims dropped at random): 300 cases of Sub (order matters) and 100 of Min over 3 inputs. */
+static void test_random_broadcasts(void) {
+  for (int c = 0; c < 400; c++) {
+    const size_t n_in = c < 300 ? 2 : 3;
+    const size_t rank = next_rand() % 7;
+    int64_t full[8];
+    for (size_t d = 0; d < rank; d++) full[d] = 1 + (int64_t)(next_rand() % 4);
+    actx_shape shapes[3];
+    for (size_t k = 0; k < n_in; k++) {
+      const size_t drop = rank ? next_rand() % (rank + 1) : 0;
+      shapes[k].rank = rank - drop;
+      for (size_t d = drop; d < rank; d++)
+        shapes[k].dims[d - drop] = next_rand() % 3 == 0 ? 1 : full[d];
+    }
+    check_shapes(c < 300 ? ACTX_BF16_OP_SUB : ACTX_BF16_OP_MIN, n_in, shapes, NULL);
+  }
+}
+
 /* Every pair of edge values, same shape. */
 static void test_edge_pairs(void) {
   enum { N = N_EDGES * N_EDGES };
@@ -377,6 +396,7 @@ static void test_memory_and_errors(void) {
 
 int main(void) {
   test_broadcasts();
+  test_random_broadcasts();
   test_edge_pairs();
   test_semantics();
   test_memory_and_errors();
