@@ -16,8 +16,6 @@ UNSERVED(binary)
 
 UNSERVED(compare)
 
-UNSERVED(reduce)
-
 UNSERVED(softmax)
 
 UNSERVED(norm)
