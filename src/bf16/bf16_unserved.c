@@ -16,8 +16,6 @@ UNSERVED(binary)
 
 UNSERVED(compare)
 
-UNSERVED(softmax)
-
 UNSERVED(norm)
 
 UNSERVED(matmul)

@@ -31,7 +31,8 @@ static uint32_t rng_u32(void) {
 }
 /* uniform in [lo, hi) */
 static float rng_uniform(float lo, float hi) {
-  return lo + (hi - lo) * (float)(rng_u32() & 0xFFFFFF) / 16777216.0f;
+  /* in double: hi - lo may pass float32's range */
+  return (float)(lo + ((double)hi - lo) * (double)(rng_u32() & 0xFFFFFF) / 16777216.0);
 }
 
 static uint16_t bf(float f) { return actx_f32_to_bf16(f); }
