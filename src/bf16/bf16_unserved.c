@@ -16,8 +16,6 @@ UNSERVED(binary)
 
 UNSERVED(compare)
 
-UNSERVED(norm)
-
 UNSERVED(matmul)
 
 UNSERVED(conv)
