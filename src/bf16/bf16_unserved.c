@@ -20,8 +20,6 @@ UNSERVED(matmul)
 
 UNSERVED(conv)
 
-UNSERVED(pool)
-
 UNSERVED(layout)
 
 UNSERVED(resize)
