@@ -22,4 +22,3 @@ UNSERVED(conv)
 
 UNSERVED(layout)
 
-UNSERVED(resize)
