@@ -364,7 +364,37 @@ static void test_bad(void) {
   CHECK_FAILS(&n, in, 2, 3, "outputs");
 }
 
+/* many rows: the split over threads is used and changes nothing, every op and output */
+static void test_split(void) {
+  const int64_t d3[3] = {4, 32, 256}, h[1] = {256};
+  uint16_t *x = malloc(4 * 32 * 256 * 2), *k = malloc(32 * 256 * 2), g[256], b[256];
+  fill_uniform(x, 4 * 32 * 256, -3.0f, 3.0f);
+  fill_uniform(k, 32 * 256, -3.0f, 3.0f);
+  fill_uniform(g, 256, -2.0f, 2.0f);
+  fill_uniform(b, 256, -1.0f, 1.0f);
+  const int64_t kd[2] = {32, 256};
+  const actx_elem e[5] = {ACTX_ELEM_BF16, ACTX_ELEM_BF16, ACTX_ELEM_BF16, ACTX_ELEM_BF16,
+                          ACTX_ELEM_BF16};
+  for (int ci = 0; ci < 4; ci++) {
+    const norm_case *c = &cases[ci];
+    actx_tensor in[5] = {tensor_bf16(shape_of(3, d3), x), tensor_bf16(shape_of(1, h), g),
+                         tensor_bf16(shape_of(1, h), b)};
+    size_t n_in = c->rms ? 2 : 3, n_out = c->rms ? 2 : 3;
+    if (c->skip) {
+      in[1] = tensor_bf16(shape_of(2, kd), k); /* broadcast over the batch */
+      in[2] = in[3] = in[4] = tensor_bf16(shape_of(1, h), g);
+      n_in = c->rms ? 4 : 5;
+      n_out = 4;
+    }
+    const actx_bf16_node node = node_make(c->op, c->skip || c->rms ? 1 : 17, n_in, e, n_out);
+    CHECK_SPLIT_SAME(&node, in, n_in, n_out);
+  }
+  free(x);
+  free(k);
+}
+
 int main(void) {
+  test_split();
   test_layer_norm();
   test_skip();
   test_edges();

@@ -443,7 +443,26 @@ static void test_bad(void) {
   CHECK_FAILS(&n, in, 1, 2, "outputs");
 }
 
+/* big enough to split over threads: the split changes nothing, Indices included */
+static void test_split(void) {
+  const int64_t d4[4] = {4, 16, 40, 40};
+  uint16_t *x = malloc(4 * 16 * 40 * 40 * 2);
+  fill_uniform(x, 4 * 16 * 40 * 40, -5.0f, 5.0f);
+  actx_tensor in[1] = {tensor_bf16(shape_of(4, d4), x)};
+  const actx_bf16_op ops[4] = {ACTX_BF16_OP_MAX_POOL, ACTX_BF16_OP_AVERAGE_POOL,
+                               ACTX_BF16_OP_GLOBAL_MAX_POOL, ACTX_BF16_OP_GLOBAL_AVERAGE_POOL};
+  for (int i = 0; i < 4; i++) {
+    pool_cfg c = {.op = ops[i], .k = 2, .kernel = {5, 5}, .stride = {1, 1}, .dil = {1, 1},
+                  .pb = {2, 2}, .pe = {2, 2}, .ceil_mode = -1, .count_include_pad = -1,
+                  .storage_order = -1, .set_pads = i < 2, .indices = i == 0};
+    const actx_bf16_node n = cfg_node(&c);
+    CHECK_SPLIT_SAME(&n, in, 1, n.n_outputs);
+  }
+  free(x);
+}
+
 int main(void) {
+  test_split();
   test_random();
   test_known();
   test_global_and_edges();

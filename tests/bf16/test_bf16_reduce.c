@@ -82,13 +82,13 @@ static void check_reduce(int opi, int version, const actx_shape *xs, const uint1
   }
   actx_tensor in[2] = {tensor_bf16(*xs, (uint16_t *)xv)};
   int64_t axes_copy[ACTX_BF16_MAX_RANK];
-  memcpy(axes_copy, axes, n_axes * sizeof axes[0]);
+  if (n_axes > 0) memcpy(axes_copy, axes, n_axes * sizeof axes[0]);
   if (axes_input && pass_axes) {
     in[1] = (actx_tensor){ACTX_ELEM_I64, {1, {(int64_t)n_axes}}, axes_copy};
   } else if (!axes_input && pass_axes) {
     node.attrs.has_axes = true;
     node.attrs.n_axes = n_axes;
-    memcpy(node.attrs.axes, axes, n_axes * sizeof axes[0]);
+    if (n_axes > 0) memcpy(node.attrs.axes, axes, n_axes * sizeof axes[0]);
   }
   actx_tensor out[1];
   const char *why = "";

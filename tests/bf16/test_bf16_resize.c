@@ -410,7 +410,26 @@ static void test_bad(void) {
   CHECK_FAILS(&n, in, 3, 1, "version");
 }
 
+/* big enough to split over threads: the split changes nothing */
+static void test_split(void) {
+  const int64_t d4[4] = {1, 4, 64, 64};
+  uint16_t *x = malloc(4 * 64 * 64 * 2);
+  fill_uniform(x, 4 * 64 * 64, -5.0f, 5.0f);
+  const float scales[4] = {1, 1, 2, 1.5f};
+  const actx_elem e[3] = {ACTX_ELEM_BF16, ACTX_ELEM_COUNT, ACTX_ELEM_F32};
+  actx_tensor in[3] = {tensor_bf16(shape_of(4, d4), x), ACTX_TENSOR_ABSENT,
+                       {ACTX_ELEM_F32, {1, {4}}, (void *)scales}};
+  for (int linear = 0; linear < 2; linear++) {
+    actx_bf16_node n = node_make(ACTX_BF16_OP_RESIZE, 19, 3, e, 1);
+    n.attrs.has_mode = linear;
+    strcpy(n.attrs.mode, "linear");
+    CHECK_SPLIT_SAME(&n, in, 3, 1);
+  }
+  free(x);
+}
+
 int main(void) {
+  test_split();
   test_modes();
   test_known();
   test_edges();
