@@ -15,6 +15,11 @@ UNSERVED(reduce)
 UNSERVED(softmax)
 
 UNSERVED(norm)
+UNSERVED(unary)
+
+UNSERVED(binary)
+
+UNSERVED(compare)
 
 UNSERVED(matmul)
 
@@ -23,3 +28,5 @@ UNSERVED(conv)
 UNSERVED(pool)
 
 UNSERVED(resize)
+UNSERVED(layout)
+

@@ -1,0 +1,236 @@
+/* Softmax / LogSoftmax in bfloat16 (src/bf16/bf16_softmax.c) against a double reference, row by
+ * row, within the bound of the float32 computation and its one final rounding. With u = 2^-24,
+ * d_i = x_i - max, D = the row's largest |d| (capped at 104, past which expf is 0) and L the
+ * row's length:
+ *   Softmax     relative (|d_i| + D + L + 6) u, plus 2^-147 absolute (subnormal results);
+ *   LogSoftmax  absolute (|d_i| + D + L + 6 + 2 |log s| + |y_i|) u.
+ * Rows of NaN / ±inf / all-equal / length 1 are checked exactly; the split over threads and
+ * computing in place give the same bits. */
+#include "bf16_test_run.h"
+
+static const double U = 1.0 / 16777216.0;
+static int rows_checked;
+
+static bool row_ok(bool is_log, const uint16_t *x, const uint16_t *y, int64_t len,
+                   int64_t stride) {
+  double m = -INFINITY;
+  for (int64_t i = 0; i < len; i++) m = fmax(m, fb(x[i * stride]));
+  double s = 0, dmax = 0;
+  for (int64_t i = 0; i < len; i++) {
+    const double d = fb(x[i * stride]) - m;
+    s += exp(d);
+    dmax = fmax(dmax, fmin(-d, 104));
+  }
+  bool ok = true;
+  for (int64_t i = 0; i < len; i++) {
+    const double d = fb(x[i * stride]) - m, ad = fmin(-d, 104);
+    const uint16_t g = y[i * stride];
+    bool e_ok;
+    if (is_log) {
+      const double r = d - log(s);
+      e_ok = bf16_within(g, r, (ad + dmax + (double)len + 6 + 2 * fabs(log(s)) + fabs(r)) * U);
+    } else {
+      const double r = exp(d) / s;
+      e_ok = bf16_within(g, r, r * (ad + dmax + (double)len + 6) * U + 0x1p-147);
+    }
+    if (!e_ok) {
+      fprintf(stderr, "  %s row of %lld, [%lld]: x %a got %a\n",
+              is_log ? "LogSoftmax" : "Softmax", (long long)len, (long long)i,
+              fb(x[i * stride]), fb(g));
+      ok = false;
+    }
+  }
+  rows_checked++;
+  return ok;
+}
+
+static actx_status softmax(bool is_log, int64_t axis, bool set_axis, const actx_shape *xs,
+                           const uint16_t *x, uint16_t *y, const actx_parallel *par,
+                           const char **why) {
+  const actx_elem e[1] = {ACTX_ELEM_BF16};
+  actx_bf16_node node =
+      node_make(is_log ? ACTX_BF16_OP_LOG_SOFTMAX : ACTX_BF16_OP_SOFTMAX, 13, 1, e, 1);
+  node.attrs.has_axis = set_axis;
+  node.attrs.axis = axis;
+  actx_bf16_kernel *k = NULL;
+  actx_status st = actx_bf16_kernel_create(&node, &k, why);
+  if (st != ACTX_OK) return st;
+  actx_tensor in[1] = {tensor_bf16(*xs, (uint16_t *)x)}, out[1];
+  st = actx_bf16_kernel_shapes(k, in, 1, out, 1, why);
+  if (st == ACTX_OK) {
+    CHECK(out[0].elem == ACTX_ELEM_BF16 && out[0].shape.rank == xs->rank);
+    out[0].data = y;
+    st = actx_bf16_kernel_run(k, in, 1, out, 1, par, why);
+  }
+  actx_bf16_kernel_destroy(k);
+  return st;
+}
+
+/* Every axis of shapes of rank 1..4, both signs and the default, three value ranges. */
+static void test_shapes(void) {
+  static const float ranges[3] = {2.0f, 40.0f, 3.0e38f};
+  for (size_t rank = 1; rank <= 4; rank++)
+    for (int rep = 0; rep < 4; rep++) {
+      int64_t dims[4];
+      for (size_t d = 0; d < rank; d++) dims[d] = 1 + (int64_t)(rng_u32() % (rank <= 2 ? 40 : 6));
+      const actx_shape xs = shape_of(rank, dims);
+      const int64_t n = actx_shape_elements(&xs);
+      uint16_t *x = malloc((size_t)n * 2), *y = malloc((size_t)n * 2);
+      uint16_t *y2 = malloc((size_t)n * 2);
+      const float range = ranges[rep % 3];
+      fill_uniform(x, (size_t)n, -range, range);
+      for (int is_log = 0; is_log < 2; is_log++)
+        for (int64_t ai = -(int64_t)rank - 1; ai < (int64_t)rank; ai++) {
+          const bool dflt = ai == -(int64_t)rank - 1; /* unset: -1 */
+          const int64_t axis = dflt ? -1 : ai, a = axis < 0 ? axis + (int64_t)rank : axis;
+          const char *why = "";
+          CHECK(softmax(is_log, axis, !dflt, &xs, x, y, NULL, &why) == ACTX_OK);
+          int64_t outer = 1, inner = 1;
+          for (int64_t d = 0; d < (int64_t)rank; d++)
+            if (d < a) outer *= dims[d];
+            else if (d > a) inner *= dims[d];
+          bool ok = true;
+          for (int64_t o = 0; o < outer; o++)
+            for (int64_t i = 0; i < inner; i++) {
+              const int64_t base = o * dims[a] * inner + i;
+              ok &= row_ok(is_log, x + base, y + base, dims[a], inner);
+            }
+          CHECK(ok);
+          /* in place, and split over threads: the same bits */
+          memcpy(y2, x, (size_t)n * 2);
+          CHECK(softmax(is_log, axis, !dflt, &xs, y2, y2, &test_par, &why) == ACTX_OK);
+          CHECK(memcmp(y, y2, (size_t)n * 2) == 0);
+        }
+      free(x);
+      free(y);
+      free(y2);
+    }
+  /* long rows and many rows: the split is used and changes nothing */
+  const int64_t dims[2] = {64, 3000};
+  const actx_shape xs = shape_of(2, dims);
+  uint16_t *x = malloc(64 * 3000 * 2), *y = malloc(64 * 3000 * 2), *y2 = malloc(64 * 3000 * 2);
+  fill_uniform(x, 64 * 3000, -10.0f, 10.0f);
+  for (int is_log = 0; is_log < 2; is_log++) {
+    const char *why;
+    const size_t calls = par_calls;
+    CHECK(softmax(is_log, 1, true, &xs, x, y, &test_par, &why) == ACTX_OK);
+    CHECK(par_calls > calls);
+    CHECK(softmax(is_log, 1, true, &xs, x, y2, NULL, &why) == ACTX_OK);
+    CHECK(memcmp(y, y2, 64 * 3000 * 2) == 0);
+    bool ok = true;
+    for (int r = 0; r < 64; r++) ok &= row_ok(is_log, x + r * 3000, y + r * 3000, 3000, 1);
+    CHECK(ok);
+  }
+  free(x);
+  free(y);
+  free(y2);
+}
+
+static void run_row(bool is_log, const uint16_t *x, uint16_t *y, int64_t len) {
+  const actx_shape xs = {1, {len}};
+  const char *why = "";
+  CHECK(softmax(is_log, 0, true, &xs, x, y, NULL, &why) == ACTX_OK);
+}
+
+static void test_edges(void) {
+  const uint16_t pinf = 0x7F80, ninf = 0xFF80, qnan = 0x7FC0, snan = 0xFF81;
+  uint16_t y[8];
+  for (int is_log = 0; is_log < 2; is_log++) {
+    /* length 1: exactly 1 / 0, whatever the value (even huge); -0 too */
+    const uint16_t ones[4] = {bf(3.0e38f), bf(-7.0f), 0x8000, 0x0001};
+    for (int i = 0; i < 4; i++) {
+      run_row(is_log, &ones[i], y, 1);
+      CHECK(y[0] == bf(is_log ? 0.0f : 1.0f));
+    }
+    /* all equal: 1/L, -log L, rounded once */
+    const uint16_t eq[6] = {bf(5), bf(5), bf(5), bf(5), bf(5), bf(5)};
+    run_row(is_log, eq, y, 6);
+    for (int i = 0; i < 6; i++) CHECK(y[i] == (is_log ? bf(-logf(6.0f)) : bf(1.0f / 6.0f)));
+    /* NaN anywhere, +inf, all -inf: NaN throughout */
+    const uint16_t rows[4][3] = {{bf(1), qnan, bf(2)}, {snan, bf(1), bf(2)},
+                                 {bf(1), pinf, bf(2)}, {ninf, ninf, ninf}};
+    for (int r = 0; r < 4; r++) {
+      run_row(is_log, rows[r], y, 3);
+      for (int i = 0; i < 3; i++) CHECK(bf_is_nan(y[i]) && (y[i] & 0x0040));
+    }
+    /* -inf beside finite values: 0 / -inf there, the rest as if it were absent */
+    const uint16_t mixed[3] = {ninf, bf(2), bf(2)};
+    run_row(is_log, mixed, y, 3);
+    CHECK(y[0] == (is_log ? ninf : 0));
+    CHECK(y[1] == bf(is_log ? -logf(2.0f) : 0.5f) && y[2] == y[1]);
+    /* huge values: the maximum is subtracted first, so nothing overflows */
+    const uint16_t huge[2] = {bf(3.0e38f), bf(3.0e38f)};
+    run_row(is_log, huge, y, 2);
+    CHECK(y[0] == bf(is_log ? -logf(2.0f) : 0.5f) && y[1] == y[0]);
+    /* subnormal inputs are exact: beside 0 they are a hair apart */
+    const uint16_t sub[2] = {0x0001, 0x8000};
+    run_row(is_log, sub, y, 2);
+    CHECK(y[0] == bf(is_log ? -logf(2.0f) : 0.5f) && y[1] == y[0]);
+    /* one dominant value: the others underflow to 0 in Softmax */
+    const uint16_t dom[2] = {bf(200.0f), bf(0.0f)};
+    run_row(is_log, dom, y, 2);
+    CHECK(y[0] == bf(is_log ? 0.0f : 1.0f) && y[1] == (is_log ? bf(-200.0f) : 0));
+  }
+  /* empty tensors: nothing computed, nothing refused */
+  const int64_t e1[3] = {2, 0, 3}, e2[2] = {0, 4};
+  const char *why;
+  for (int is_log = 0; is_log < 2; is_log++) {
+    actx_shape s1 = shape_of(3, e1), s2 = shape_of(2, e2);
+    CHECK(softmax(is_log, 1, true, &s1, NULL, NULL, NULL, &why) == ACTX_OK);
+    CHECK(softmax(is_log, -1, true, &s1, NULL, NULL, NULL, &why) == ACTX_OK);
+    CHECK(softmax(is_log, 1, true, &s2, NULL, NULL, &test_par, &why) == ACTX_OK);
+  }
+}
+
+static void test_bad(void) {
+  const int64_t dims[3] = {2, 3, 4};
+  uint16_t x[24] = {0};
+  const actx_elem e[1] = {ACTX_ELEM_BF16}, ef[1] = {ACTX_ELEM_F32};
+  actx_tensor in[1] = {tensor_bf16(shape_of(3, dims), x)};
+  for (int is_log = 0; is_log < 2; is_log++) {
+    const actx_bf16_op op = is_log ? ACTX_BF16_OP_LOG_SOFTMAX : ACTX_BF16_OP_SOFTMAX;
+    actx_bf16_node n = node_make(op, 13, 1, e, 1);
+    n.attrs.has_axis = true;
+    n.attrs.axis = 3;
+    CHECK_FAILS(&n, in, 1, 1, "axis out of range");
+    n.attrs.axis = -4;
+    CHECK_FAILS(&n, in, 1, 1, "axis out of range");
+    n.attrs.axis = 0;
+    actx_tensor scalar[1] = {tensor_bf16((actx_shape){0}, x)};
+    CHECK_FAILS(&n, scalar, 1, 1, "axis out of range");
+    n.attrs.has_axis = false;
+    CHECK_FAILS(&n, scalar, 1, 1, "axis out of range");
+    actx_tensor f32[1] = {in[0]};
+    f32[0].elem = ACTX_ELEM_F32;
+    CHECK_FAILS(&n, f32, 1, 1, "bfloat16");
+    n = node_make(op, 13, 1, ef, 1);
+    CHECK_FAILS(&n, in, 1, 1, "bfloat16");
+    n = node_make(op, 11, 1, e, 1); /* axis meant "flatten from here" before 13 */
+    CHECK_FAILS(&n, in, 1, 1, "version");
+    n = node_make(op, 13, 1, e, 1);
+    actx_bf16_kernel *k = NULL;
+    const char *why = "";
+    CHECK(actx_bf16_kernel_create(&n, &k, &why) == ACTX_OK);
+    uint16_t y[24];
+    actx_tensor out[1] = {tensor_bf16(shape_of(2, dims), y)};
+    CHECK(actx_bf16_kernel_run(k, in, 1, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+          strstr(why, "shape") != NULL);
+    out[0] = tensor_bf16(shape_of(3, dims), NULL);
+    CHECK(actx_bf16_kernel_run(k, in, 1, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+          strstr(why, "no data") != NULL);
+    actx_bf16_kernel_destroy(k);
+  }
+}
+
+int main(void) {
+  test_shapes();
+  test_edges();
+  test_bad();
+  if (failures) {
+    fprintf(stderr, "test_bf16_softmax: %d failures\n", failures);
+    return 1;
+  }
+  printf("test_bf16_softmax: %d rows checked against the bound, edges and refusals\n",
+         rows_checked);
+  return 0;
+}
