@@ -22,8 +22,6 @@ UNSERVED(softmax)
 
 UNSERVED(norm)
 
-UNSERVED(matmul)
-
 UNSERVED(conv)
 
 UNSERVED(pool)
