@@ -22,8 +22,6 @@ UNSERVED(softmax)
 
 UNSERVED(norm)
 
-UNSERVED(conv)
-
 UNSERVED(pool)
 
 UNSERVED(layout)
