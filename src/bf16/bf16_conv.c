@@ -292,10 +292,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     }
   }
   if (bias != s->bias) free(bias);
-  if (st == ACTX_OK) {
-    uint16_t *yd = out[0].data;
-    for (size_t i = 0; i < count; i++) yd[i] = actx_f32_to_bf16(acc[i]);
-  }
+  if (st == ACTX_OK) actx_dnnl_round(acc, out[0].data, count, par);
   free(acc);
   return st;
 }

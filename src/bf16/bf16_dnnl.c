@@ -9,6 +9,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the rounding of results (with or without oneDNN) ------------------------------------- */
+
+/* actx_f32_to_bf16 (src/half.h) without its branch: round to nearest even, NaN made quiet. */
+static void round_span(const float *acc, uint16_t *y, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &acc[i], sizeof u);
+    const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+    const uint32_t quiet = (u | 0x00400000u) >> 16;
+    y[i] = (uint16_t)((u & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded);
+  }
+}
+
+/* Below this many results a task, the pool's wake-up costs more than the pass. */
+#define ROUND_MIN_PER_TASK 32768
+
+typedef struct round_job {
+  const float *acc;
+  uint16_t *y;
+  size_t n, per_task;
+} round_job;
+
+static void round_task(void *ctx, size_t task) {
+  const round_job *j = ctx;
+  const size_t begin = task * j->per_task;
+  if (begin >= j->n) return;
+  const size_t len = j->n - begin < j->per_task ? j->n - begin : j->per_task;
+  round_span(j->acc + begin, j->y + begin, len);
+}
+
+void actx_dnnl_round(const float *acc, uint16_t *y, size_t n, const actx_parallel *par) {
+  size_t tasks = par == NULL || par->parallel_for == NULL ? 1 : par->max_tasks;
+  if (tasks > n / ROUND_MIN_PER_TASK) tasks = n / ROUND_MIN_PER_TASK;
+  if (tasks <= 1) {
+    round_span(acc, y, n);
+    return;
+  }
+  round_job job = {.acc = acc, .y = y, .n = n, .per_task = (n + tasks - 1) / tasks};
+  par->parallel_for(par->runner_ctx, round_task, &job, tasks);
+}
+
 #ifndef ACTX_HAVE_DNNL
 
 static actx_status unavailable(const char **why) {
@@ -63,6 +104,8 @@ void actx_dnnl_cache_destroy(actx_dnnl_cache *cache) {}
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include "half.h"
+
 /* GNU OpenMP's entry points (libgomp.so.1, oneDNN's runtime): declared here rather than through
  * omp.h so that no file needs -fopenmp (clang's would mean a second OpenMP runtime). */
 extern int omp_get_max_threads(void);
@@ -86,11 +129,17 @@ struct actx_dnnl_op {
   dnnl_primitive_t prim;
   /* what the caller passes: plain bfloat16 src and weights (or the packed weights), f32 dst */
   dnnl_memory_desc_t user_src, user_wei, user_dst, bias;
+  /* float32 computation: the caller's src / weights widened, same layout (NULL: not widened).
+   * Widened here, not by a oneDNN reorder: its bfloat16 -> float32 reorder is a generic loop
+   * (simple:any) that costs more than the matmul. */
+  dnnl_memory_desc_t wide_src, wide_wei;
+  size_t src_span, wei_span; /* elements the caller's strided buffers cover */
   /* what the primitive takes */
   dnnl_memory_desc_t src, wei, dst;
   /* caller's -> primitive's (src, weights) and primitive's -> caller's (dst); NULL: the same */
   dnnl_primitive_t src_reorder, wei_reorder, dst_reorder;
-  size_t src_bytes, wei_bytes, dst_bytes, scratch_bytes; /* per run, when reordered */
+  /* per run: widened src / weights, reordered src / weights / dst, scratchpad */
+  size_t wide_src_bytes, wide_wei_bytes, src_bytes, wei_bytes, dst_bytes, scratch_bytes;
   const actx_dnnl_weights *packed;
   char impl[64];
 };
@@ -132,6 +181,32 @@ static dnnl_status_t any_md(dnnl_memory_desc_t *md, int nd, const int64_t *dims,
   return dnnl_memory_desc_create_with_tag(md, nd, d, type, dnnl_format_tag_any);
 }
 
+/* md (plain, strided) with another element type, and the elements its buffer covers. */
+static dnnl_status_t retype_md(const_dnnl_memory_desc_t md, dnnl_data_type_t type,
+                               dnnl_memory_desc_t *out, size_t *span) {
+  int nd = 0;
+  const dnnl_dims_t *dims = NULL, *strides = NULL;
+  dnnl_status_t st = dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &nd);
+  if (st == dnnl_success) st = dnnl_memory_desc_query(md, dnnl_query_dims, &dims);
+  if (st == dnnl_success) st = dnnl_memory_desc_query(md, dnnl_query_strides, &strides);
+  if (st != dnnl_success) return st;
+  size_t n = 1;
+  for (int i = 0; i < nd; i++) n += (size_t)((*dims)[i] - 1) * (size_t)(*strides)[i];
+  *span = n;
+  return dnnl_memory_desc_create_with_strides(out, nd, *dims, type, *strides);
+}
+
+/* bfloat16 -> float32, exact */
+static void widen(const uint16_t *from, float *to, size_t n) {
+  for (size_t i = 0; i < n; i++) to[i] = actx_bf16_to_f32(from[i]);
+}
+
+static dnnl_data_type_t md_type(const_dnnl_memory_desc_t md) {
+  dnnl_data_type_t type = dnnl_data_type_undef;
+  dnnl_memory_desc_query(md, dnnl_query_data_type, &type);
+  return type;
+}
+
 static dnnl_primitive_attr_t user_scratchpad_attr(void) {
   dnnl_primitive_attr_t attr = NULL;
   if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
@@ -164,10 +239,8 @@ static dnnl_status_t matmul_pd(const actx_dnnl_matmul_shape *s, dnnl_data_type_t
   dnnl_memory_desc_t src = NULL, any_wei = NULL, dst = NULL;
   dnnl_primitive_attr_t attr = user_scratchpad_attr();
   dnnl_status_t st = attr == NULL ? dnnl_out_of_memory : dnnl_success;
-  /* bfloat16: the caller's strides as they are; float32: a dense widened copy */
-  if (st == dnnl_success)
-    st = type == dnnl_bf16 ? strided_md(&src, nd, s->a_dims, s->a_strides, type)
-                           : dense_md(&src, nd, s->a_dims, type);
+  /* the caller's strides, in bfloat16 or widened to float32 */
+  if (st == dnnl_success) st = strided_md(&src, nd, s->a_dims, s->a_strides, type);
   if (st == dnnl_success && wei == NULL) st = any_md(&any_wei, nd, s->b_dims, type);
   if (st == dnnl_success) st = dense_md(&dst, nd, c_dims, dnnl_f32);
   if (st == dnnl_success)
@@ -332,7 +405,7 @@ static dnnl_status_t make_conv_pd(const void *s, dnnl_data_type_t t, const_dnnl_
 }
 
 static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc_t plain,
-                        const uint16_t *data, actx_dnnl_weights **out, const char **why) {
+                        const void *data, actx_dnnl_weights **out, const char **why) {
   const dnnl_data_type_t type = compute_type();
   dnnl_primitive_desc_t pd = NULL;
   if (make(shape, type, NULL, &pd) != dnnl_success)
@@ -343,6 +416,8 @@ static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc
   size_t scratch_bytes = 0;
   void *scratch = NULL;
   dnnl_stream_t stream = NULL;
+  dnnl_memory_desc_t wide_md = NULL;
+  float *wide = NULL;
   if (w == NULL) goto done;
   w->type = type;
   if (dnnl_memory_desc_clone(&w->md, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0))
@@ -351,6 +426,15 @@ static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc
   w->bytes = dnnl_memory_desc_get_size(w->md);
   w->data = aligned_alloc(ALIGN, round_up(w->bytes));
   if (w->data == NULL) goto done;
+  /* float32 computation: widen the caller's weights (same layout) before the reorder */
+  if (type == dnnl_f32) {
+    size_t span = 0;
+    if (retype_md(plain, dnnl_f32, &wide_md, &span) != dnnl_success) goto done;
+    if ((wide = malloc(span * sizeof *wide)) == NULL) goto done;
+    widen(data, wide, span);
+    plain = wide_md;
+    data = wide;
+  }
   status = ACTX_ERROR_UNSUPPORTED;
   *why = "oneDNN cannot reorder the weights";
   if (reorder_make(plain, w->md, &reorder, &scratch_bytes) != dnnl_success) goto done;
@@ -375,6 +459,8 @@ done:
   if (stream != NULL) dnnl_stream_destroy(stream);
   if (reorder != NULL) dnnl_primitive_destroy(reorder);
   free(scratch);
+  free(wide);
+  dnnl_memory_desc_destroy(wide_md);
   dnnl_primitive_desc_destroy(pd);
   if (status != ACTX_OK) {
     actx_dnnl_weights_destroy(w);
@@ -431,22 +517,33 @@ void actx_dnnl_op_destroy(actx_dnnl_op *op) {
   if (op->src_reorder != NULL) dnnl_primitive_destroy(op->src_reorder);
   if (op->wei_reorder != NULL) dnnl_primitive_destroy(op->wei_reorder);
   if (op->dst_reorder != NULL) dnnl_primitive_destroy(op->dst_reorder);
-  dnnl_memory_desc_t mds[] = {op->user_src, op->user_wei, op->user_dst, op->bias,
-                              op->src,      op->wei,      op->dst};
+  dnnl_memory_desc_t mds[] = {op->user_src, op->user_wei, op->user_dst, op->bias, op->wide_src,
+                              op->wide_wei, op->src,      op->wei,      op->dst};
   for (size_t i = 0; i < sizeof mds / sizeof mds[0]; i++) dnnl_memory_desc_destroy(mds[i]);
   free(op);
 }
 
-/* The op's primitive for the caller's descriptors (user_*), with the reorders its own need. */
+/* The op's primitive for the caller's descriptors (user_*), with the reorders its own need.
+ * plain_weights: try the caller's plain weights as they are first (a matmul's runtime B: no
+ * reorder per run); a convolution's runtime W always goes to the layout the primitive picks,
+ * so that its results are the bits of the same W packed. */
 static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
-                             const char **why) {
+                             bool plain_weights, const char **why) {
   const dnnl_data_type_t type = op->packed != NULL ? op->packed->type : compute_type();
+  dnnl_status_t st = dnnl_success;
+  if (type == dnnl_f32 && md_type(op->user_src) != dnnl_f32)
+    st = retype_md(op->user_src, dnnl_f32, &op->wide_src, &op->src_span);
+  if (st == dnnl_success && type == dnnl_f32 && md_type(op->user_wei) != dnnl_f32)
+    st = retype_md(op->user_wei, dnnl_f32, &op->wide_wei, &op->wei_span);
+  if (st != dnnl_success) {
+    actx_dnnl_op_destroy(op);
+    return fail(why, "oneDNN cannot describe the widened operands", ACTX_ERROR_UNSUPPORTED);
+  }
+  const_dnnl_memory_desc_t from_src = op->wide_src != NULL ? op->wide_src : op->user_src;
+  const_dnnl_memory_desc_t from_wei = op->wide_wei != NULL ? op->wide_wei : op->user_wei;
   dnnl_primitive_desc_t pd = NULL;
   /* the caller's weights as they are when the primitive takes them; else its own layout */
-  dnnl_data_type_t user_type = dnnl_data_type_undef;
-  dnnl_memory_desc_query(op->user_wei, dnnl_query_data_type, &user_type);
-  if (user_type != type ||
-      make(shape, type, op->user_wei, &pd) != dnnl_success) {
+  if ((op->packed == NULL && !plain_weights) || make(shape, type, from_wei, &pd) != dnnl_success) {
     pd = NULL;
     if (make(shape, type, NULL, &pd) != dnnl_success) {
       actx_dnnl_op_destroy(op);
@@ -456,7 +553,7 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   snprintf(op->impl, sizeof op->impl, "%s%s", pd_impl(pd), type == dnnl_f32 ? " (f32)" : "");
   const_dnnl_memory_desc_t scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   op->scratch_bytes = scratch_md != NULL ? dnnl_memory_desc_get_size(scratch_md) : 0;
-  dnnl_status_t st = dnnl_memory_desc_clone(&op->src, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
+  st = dnnl_memory_desc_clone(&op->src, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
   if (st == dnnl_success)
     st = dnnl_memory_desc_clone(&op->wei, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
   if (st == dnnl_success)
@@ -464,9 +561,9 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   if (st == dnnl_success) st = dnnl_primitive_create(&op->prim, pd);
   dnnl_primitive_desc_destroy(pd);
   if (st == dnnl_success)
-    st = reorder_make(op->user_src, op->src, &op->src_reorder, &op->scratch_bytes);
+    st = reorder_make(from_src, op->src, &op->src_reorder, &op->scratch_bytes);
   if (st == dnnl_success)
-    st = reorder_make(op->user_wei, op->wei, &op->wei_reorder, &op->scratch_bytes);
+    st = reorder_make(from_wei, op->wei, &op->wei_reorder, &op->scratch_bytes);
   if (st == dnnl_success)
     st = reorder_make(op->dst, op->user_dst, &op->dst_reorder, &op->scratch_bytes);
   if (st != dnnl_success) {
@@ -475,6 +572,8 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
                                               : "oneDNN cannot make the primitive or its reorders",
                 st == dnnl_out_of_memory ? ACTX_ERROR_OUT_OF_MEMORY : ACTX_ERROR_UNSUPPORTED);
   }
+  if (op->wide_src != NULL) op->wide_src_bytes = round_up(op->src_span * sizeof(float));
+  if (op->wide_wei != NULL) op->wide_wei_bytes = round_up(op->wei_span * sizeof(float));
   if (op->src_reorder != NULL) op->src_bytes = round_up(dnnl_memory_desc_get_size(op->src));
   if (op->wei_reorder != NULL) op->wei_bytes = round_up(dnnl_memory_desc_get_size(op->wei));
   if (op->dst_reorder != NULL) op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
@@ -509,7 +608,7 @@ actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *s,
     actx_dnnl_op_destroy(op);
     return fail(why, "oneDNN cannot describe the matmul", ACTX_ERROR_UNSUPPORTED);
   }
-  const actx_status status = op_finish(op, make_matmul_pd, s, why);
+  const actx_status status = op_finish(op, make_matmul_pd, s, true, why);
   if (status == ACTX_OK) *out = op;
   return status;
 }
@@ -544,7 +643,7 @@ actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
     actx_dnnl_op_destroy(op);
     return fail(why, "oneDNN cannot describe the convolution", ACTX_ERROR_UNSUPPORTED);
   }
-  const actx_status status = op_finish(op, make_conv_pd, s, why);
+  const actx_status status = op_finish(op, make_conv_pd, s, false, why);
   if (status == ACTX_OK) *out = op;
   return status;
 }
@@ -554,27 +653,39 @@ const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return op != NULL ? op->
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
                           const float *bias, float *dst, size_t threads, const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
-  const void *wei = op->packed != NULL ? op->packed->data : weights;
-  const size_t bytes = op->scratch_bytes + op->src_bytes + op->wei_bytes + op->dst_bytes;
+  const void *from_src = src, *from_wei = op->packed != NULL ? op->packed->data : weights;
+  const size_t bytes = op->scratch_bytes + op->wide_src_bytes + op->wide_wei_bytes +
+                       op->src_bytes + op->wei_bytes + op->dst_bytes;
   char *block = NULL;
   if (bytes > 0 && (block = aligned_alloc(ALIGN, bytes)) == NULL)
     return fail(why, "out of memory", ACTX_ERROR_OUT_OF_MEMORY);
-  char *scratch = block, *src_tmp = scratch + op->scratch_bytes, *wei_tmp = src_tmp + op->src_bytes;
-  char *dst_tmp = wei_tmp + op->wei_bytes;
+  char *scratch = block, *wide_src = scratch + op->scratch_bytes;
+  char *wide_wei = wide_src + op->wide_src_bytes, *src_tmp = wide_wei + op->wide_wei_bytes;
+  char *wei_tmp = src_tmp + op->src_bytes, *dst_tmp = wei_tmp + op->wei_bytes;
+  if (op->wide_src != NULL) {
+    widen(src, (float *)wide_src, op->src_span);
+    from_src = wide_src;
+  }
+  if (op->wide_wei != NULL) {
+    widen(from_wei, (float *)wide_wei, op->wei_span);
+    from_wei = wide_wei;
+  }
+  const_dnnl_memory_desc_t src_md = op->wide_src != NULL ? op->wide_src : op->user_src;
+  const_dnnl_memory_desc_t wei_md = op->wide_wei != NULL ? op->wide_wei : op->user_wei;
   dnnl_stream_t stream = NULL;
   const int previous = threads_set(threads);
   dnnl_status_t st = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
   if (st == dnnl_success && op->src_reorder != NULL)
-    st = reorder_run(op->src_reorder, stream, op->user_src, src, op->src, src_tmp, scratch);
+    st = reorder_run(op->src_reorder, stream, src_md, from_src, op->src, src_tmp, scratch);
   if (st == dnnl_success && op->wei_reorder != NULL)
-    st = reorder_run(op->wei_reorder, stream, op->user_wei, wei, op->wei, wei_tmp, scratch);
+    st = reorder_run(op->wei_reorder, stream, wei_md, from_wei, op->wei, wei_tmp, scratch);
   if (st == dnnl_success) {
     const_dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_get_primitive_desc(op->prim, &pd);
     const_dnnl_memory_desc_t scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     arg args[5] = {
-        {DNNL_ARG_SRC, op->src, op->src_reorder != NULL ? src_tmp : (void *)src},
-        {DNNL_ARG_WEIGHTS, op->wei, op->wei_reorder != NULL ? wei_tmp : (void *)wei},
+        {DNNL_ARG_SRC, op->src, op->src_reorder != NULL ? src_tmp : (void *)from_src},
+        {DNNL_ARG_WEIGHTS, op->wei, op->wei_reorder != NULL ? wei_tmp : (void *)from_wei},
         {DNNL_ARG_DST, op->dst, op->dst_reorder != NULL ? (void *)dst_tmp : dst}};
     int n = 3;
     if (op->bias != NULL) args[n++] = (arg){DNNL_ARG_BIAS, op->bias, (void *)bias};

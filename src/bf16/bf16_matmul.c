@@ -212,10 +212,10 @@ static size_t threads_of(const actx_parallel *par) {
 /* Y = round(alpha·acc + beta·C) (Gemm) or round(acc) (MatMul), in float32, once. C broadcast
  * from [1 or M, 1 or N] (or lower rank); beta == 0 leaves C unread, as ONNX Runtime does. */
 static void round_out(const matmul_state *s, const problem *p, const float *acc, uint16_t *y,
-                      size_t count, const actx_tensor *c) {
+                      size_t count, const actx_tensor *c, const actx_parallel *par) {
   const bool with_c = s->gemm && s->has_c && s->beta != 0.0f;
   if (!s->gemm || (!with_c && s->alpha == 1.0f)) {
-    for (size_t i = 0; i < count; i++) y[i] = actx_f32_to_bf16(acc[i]);
+    actx_dnnl_round(acc, y, count, par);
     return;
   }
   const size_t m = (size_t)p->m, n = (size_t)p->n;
@@ -304,7 +304,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
       return st;
     }
   }
-  round_out(s, &p, acc, out[0].data, count, use_c ? &in[2] : NULL);
+  round_out(s, &p, acc, out[0].data, count, use_c ? &in[2] : NULL, par);
   free(acc);
   return ACTX_OK;
 }

@@ -403,7 +403,41 @@ static void concurrent(bool packed) {
   actx_bf16_kernel_destroy(k);
 }
 
+/* ---- the rounding pass -------------------------------------------------------------------- */
+
+static void serial_for(void *ctx, actx_task_fn task, void *task_ctx, size_t n) {
+  (void)ctx;
+  for (size_t i = n; i-- > 0;) task(task_ctx, i); /* any order */
+}
+
+/* actx_dnnl_round is actx_f32_to_bf16 (src/half.h) element for element: on 2^24 bit patterns
+ * spread over all of float32 (every exponent, sign, NaN payloads, subnormals, the rounding
+ * boundaries of each low half), split over tasks or not. */
+static void rounding_pass(void) {
+  const size_t n = (size_t)1 << 24;
+  float *f = malloc(n * sizeof *f);
+  uint16_t *y = malloc(n * 2);
+  for (size_t i = 0; i < n; i++) {
+    /* the high 24 bits walk; the low 8 take the values around the half-way point 0x8000 */
+    static const uint32_t low[8] = {0x0000, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x0001, 0x4000,
+                                    0xC000};
+    const uint32_t u = (uint32_t)(i << 8) | (low[i & 7] & 0xFFu) | (low[i & 7] & 0xFF00u);
+    memcpy(&f[i], &u, 4);
+  }
+  const actx_parallel par = {.parallel_for = serial_for, .max_tasks = 7};
+  for (int split = 0; split < 2; split++) {
+    memset(y, 0, n * 2);
+    actx_dnnl_round(f, y, n, split ? &par : NULL);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += y[i] != actx_f32_to_bf16(f[i]);
+    CHECK(bad == 0);
+  }
+  free(f);
+  free(y);
+}
+
 int main(void) {
+  rounding_pass();
   if (!actx_dnnl_available()) {
     /* the service without oneDNN: MatMul and Gemm refuse, saying why */
     const gemm_attrs g = {.gemm = false};
