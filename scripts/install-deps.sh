@@ -54,7 +54,7 @@ onednn_dir=""
 if [ "$(uname -m)" = x86_64 ]; then
   if [ ! -f "$ONEDNN_DIR/lib/libdnnl.so.3" ] || [ ! -f "$ONEDNN_DIR/include/oneapi/dnnl/dnnl.h" ]
   then
-    echo "install-deps: installing oneDNN (PyPI onednn-cpu-gomp $ONEDNN_VERSION) into $ONEDNN_DIR" >&2
+    echo "install-deps: installing oneDNN (onednn-cpu-gomp $ONEDNN_VERSION) into $ONEDNN_DIR" >&2
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     python3 -m venv "$tmp/venv"

@@ -40,7 +40,9 @@ static actx_status create(const actx_bf16_node *node, void **out, const char **w
     if (strcmp(a->auto_pad, "SAME_UPPER") == 0) mode = PAD_SAME_UPPER;
     else if (strcmp(a->auto_pad, "SAME_LOWER") == 0) mode = PAD_SAME_LOWER;
     else if (strcmp(a->auto_pad, "VALID") == 0) mode = PAD_VALID;
-    else return actx_bf16_fail(why, "Conv: auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+    else
+      return actx_bf16_fail(why, "Conv: auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or "
+                                 "VALID");
   }
   if (a->has_group && a->group < 1) return actx_bf16_fail(why, "Conv: group must be positive");
   for (size_t i = 0; a->has_strides && i < a->n_strides; i++)
@@ -95,7 +97,8 @@ static actx_status check_weights(const conv_state *s, const actx_shape *w, const
     return actx_bf16_fail(why, "Conv: strides, dilations, kernel_shape or pads do not have one "
                                "value per spatial dimension of W");
   for (size_t i = 0; i < spatial; i++)
-    if (w->dims[2 + i] < 1) return actx_bf16_fail(why, "Conv: W's kernel dimensions must be positive");
+    if (w->dims[2 + i] < 1)
+      return actx_bf16_fail(why, "Conv: W's kernel dimensions must be positive");
   for (size_t i = 0; a->has_kernel_shape && i < spatial; i++)
     if (a->kernel_shape[i] != w->dims[2 + i])
       return actx_bf16_fail(why, "Conv: kernel_shape differs from W's spatial dimensions");
@@ -203,7 +206,8 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
       return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
     s->bias = malloc(n > 0 ? n * sizeof *s->bias : 1);
     if (s->bias == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
-    for (size_t i = 0; i < n; i++) s->bias[i] = actx_bf16_to_f32(((const uint16_t *)value->data)[i]);
+    const uint16_t *b = value->data;
+    for (size_t i = 0; i < n; i++) s->bias[i] = actx_bf16_to_f32(b[i]);
     s->bias_len = (int64_t)n;
     *packed = true;
     return ACTX_OK;

@@ -374,7 +374,8 @@ static dnnl_status_t reorder_make(const_dnnl_memory_desc_t from, const_dnnl_memo
   dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
   dnnl_primitive_attr_destroy(attr);
   if (st != dnnl_success) return st;
-  const_dnnl_memory_desc_t scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const_dnnl_memory_desc_t scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   const size_t bytes = scratch_md != NULL ? dnnl_memory_desc_get_size(scratch_md) : 0;
   if (bytes > *scratch) *scratch = bytes;
   st = dnnl_primitive_create(reorder, pd);
@@ -551,11 +552,13 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
     }
   }
   snprintf(op->impl, sizeof op->impl, "%s%s", pd_impl(pd), type == dnnl_f32 ? " (f32)" : "");
-  const_dnnl_memory_desc_t scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const_dnnl_memory_desc_t scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   op->scratch_bytes = scratch_md != NULL ? dnnl_memory_desc_get_size(scratch_md) : 0;
   st = dnnl_memory_desc_clone(&op->src, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
   if (st == dnnl_success)
-    st = dnnl_memory_desc_clone(&op->wei, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
+    st = dnnl_memory_desc_clone(&op->wei,
+                                dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
   if (st == dnnl_success)
     st = dnnl_memory_desc_clone(&op->dst, dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
   if (st == dnnl_success) st = dnnl_primitive_create(&op->prim, pd);
@@ -682,7 +685,8 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   if (st == dnnl_success) {
     const_dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_get_primitive_desc(op->prim, &pd);
-    const_dnnl_memory_desc_t scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    const_dnnl_memory_desc_t scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     arg args[5] = {
         {DNNL_ARG_SRC, op->src, op->src_reorder != NULL ? src_tmp : (void *)from_src},
         {DNNL_ARG_WEIGHTS, op->wei, op->wei_reorder != NULL ? wei_tmp : (void *)from_wei},

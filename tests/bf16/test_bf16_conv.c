@@ -143,8 +143,8 @@ static void check_against_reference(const conv_attrs *c, const actx_tensor *x,
                     const int64_t xc = grp * cg + ic;
                     const double xv = actx_bf16_to_f32(
                         xd[(((bn * ch + xc) * in[0] + i0) * in[1] + i1) * in[2] + i2]);
-                    const double wv =
-                        actx_bf16_to_f32(wd[(((oc * cg + ic) * k[0] + k0) * k[1] + k1) * k[2] + k2]);
+                    const int64_t wi = (((oc * cg + ic) * k[0] + k0) * k[1] + k1) * k[2] + k2;
+                    const double wv = actx_bf16_to_f32(wd[wi]);
                     sum += xv * wv;
                     mag += fabs(xv * wv);
                   }
@@ -160,8 +160,8 @@ static void check_against_reference(const conv_attrs *c, const actx_tensor *x,
             if (isnan(sum)) ok = isnan(yv) && (got & 0x0040u) != 0;
             else if (isinf(sum)) ok = yv == (float)sum;
             else
-              ok = fabs((double)yv - sum) <=
-                   ldexp(fabs(sum), -8) + (1 + ldexp(1, -8)) * (double)(terms + 2) * ldexp(mag, -24);
+              ok = fabs((double)yv - sum) <= ldexp(fabs(sum), -8) + (1 + ldexp(1, -8)) *
+                                                  (double)(terms + 2) * ldexp(mag, -24);
             checked++;
             if (!ok && bad++ < 3) {
               fprintf(stderr, "%s: y[%zu] = %.9g (0x%04x), reference %.12g\n", label, yi, yv, got,
@@ -223,7 +223,8 @@ static void case2d(int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m, int64
                    int64_t kw, const conv_attrs *attrs, bool bias, const char *label) {
   const int64_t g = attrs->group ? attrs->group : 1;
   const int64_t xd[] = {n, c, h, wd}, wdims[] = {m, c / g, kh, kw}, bd[] = {m};
-  actx_tensor x = tensor(shape_of(4, xd)), w = tensor(shape_of(4, wdims)), b = tensor(shape_of(1, bd));
+  actx_tensor x = tensor(shape_of(4, xd)), w = tensor(shape_of(4, wdims));
+  actx_tensor b = tensor(shape_of(1, bd));
   conv_case(attrs, x, w, bias ? &b : NULL, label);
   free(x.data), free(w.data), free(b.data);
 }
@@ -232,7 +233,8 @@ static void case1d(int64_t n, int64_t c, int64_t l, int64_t m, int64_t k,
                    const conv_attrs *attrs, bool bias, const char *label) {
   const int64_t g = attrs->group ? attrs->group : 1;
   const int64_t xd[] = {n, c, l}, wdims[] = {m, c / g, k}, bd[] = {m};
-  actx_tensor x = tensor(shape_of(3, xd)), w = tensor(shape_of(3, wdims)), b = tensor(shape_of(1, bd));
+  actx_tensor x = tensor(shape_of(3, xd)), w = tensor(shape_of(3, wdims));
+  actx_tensor b = tensor(shape_of(1, bd));
   conv_case(attrs, x, w, bias ? &b : NULL, label);
   free(x.data), free(w.data), free(b.data);
 }
@@ -362,7 +364,8 @@ static void concurrent(void) {
   const char *why;
   CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_OK);
   if (k == NULL) return;
-  actx_tensor x = tensor(shape_of(4, xd)), w = tensor(shape_of(4, wdims)), b = tensor(shape_of(1, bd));
+  actx_tensor x = tensor(shape_of(4, xd)), w = tensor(shape_of(4, wdims));
+  actx_tensor b = tensor(shape_of(1, bd));
   bool was;
   CHECK(actx_bf16_kernel_pack(k, 1, &w, &was, &why) == ACTX_OK && was);
   const int64_t yd[] = {1, 16, 12, 12};
