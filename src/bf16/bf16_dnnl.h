@@ -84,9 +84,9 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op);
 void actx_dnnl_op_destroy(actx_dnnl_op *op);
 
-/* y[i] = actx_f32_to_bf16(acc[i]) for i < n, the one rounding of every result (a loop the
- * compiler vectorises: no branch), split over par's tasks when long. Built with or without
- * oneDNN. */
+/* y[i] = actx_f32_to_bf16(acc[i]) for i < n (acc and y do not overlap): the one rounding of
+ * every result, a loop the compiler vectorises (no branch), split over par's tasks when long.
+ * Built with or without oneDNN. */
 void actx_dnnl_round(const float *acc, uint16_t *y, size_t n, const actx_parallel *par);
 
 /* A kernel's few ops, by shape (making a primitive costs far more than a small run): acquire
