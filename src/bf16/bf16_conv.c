@@ -1,0 +1,305 @@
+/* The conv family: ONNX Conv (opset 22) on X [N, C, spatial...] (1-D, 2-D, 3-D) and weights
+ * W [M, C / group, kernel...], optional bias B [M]; attributes auto_pad (NOTSET, SAME_UPPER,
+ * SAME_LOWER, VALID), dilations, group, kernel_shape, pads, strides. oneDNN (bf16_dnnl.h)
+ * computes the convolution and adds the bias in float32; this file rounds once.
+ *
+ * A constant W is reordered once at pack time into oneDNN's preferred (blocked) layout, and a
+ * constant B widened to float32; the kernel holds those copies only. The image size is known
+ * only at run time, so ops are made per input shape and cached in the kernel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf16_dnnl.h"
+#include "bf16_family.h"
+#include "half.h"
+
+typedef enum auto_pad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID } auto_pad;
+
+typedef struct conv_state {
+  actx_bf16_attrs attrs; /* as the node has them; checked against the spatial rank per run */
+  auto_pad pad_mode;
+  int64_t group;
+  bool has_bias;
+  bool w_packed;
+  actx_shape w_shape;
+  actx_dnnl_weights *weights;
+  actx_dnnl_cache *packed_ops;
+  actx_dnnl_cache *ops; /* ops of a runtime W */
+  float *bias;          /* a constant B, widened; NULL when B comes per run */
+  int64_t bias_len;
+} conv_state;
+
+static actx_status create(const actx_bf16_node *node, void **out, const char **why) {
+  *out = NULL;
+  for (size_t i = 0; i < node->n_inputs; i++)
+    if (node->input_present[i] && node->input_elems[i] != ACTX_ELEM_BF16)
+      return actx_bf16_fail(why, "Conv: every input must be bfloat16");
+  const actx_bf16_attrs *a = &node->attrs;
+  auto_pad mode = PAD_NOTSET;
+  if (a->has_auto_pad && a->auto_pad[0] != '\0' && strcmp(a->auto_pad, "NOTSET") != 0) {
+    if (strcmp(a->auto_pad, "SAME_UPPER") == 0) mode = PAD_SAME_UPPER;
+    else if (strcmp(a->auto_pad, "SAME_LOWER") == 0) mode = PAD_SAME_LOWER;
+    else if (strcmp(a->auto_pad, "VALID") == 0) mode = PAD_VALID;
+    else
+      return actx_bf16_fail(why, "Conv: auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or "
+                                 "VALID");
+  }
+  if (a->has_group && a->group < 1) return actx_bf16_fail(why, "Conv: group must be positive");
+  for (size_t i = 0; a->has_strides && i < a->n_strides; i++)
+    if (a->strides[i] < 1) return actx_bf16_fail(why, "Conv: strides must be positive");
+  for (size_t i = 0; a->has_dilations && i < a->n_dilations; i++)
+    if (a->dilations[i] < 1) return actx_bf16_fail(why, "Conv: dilations must be positive");
+  for (size_t i = 0; a->has_pads && i < a->n_pads; i++)
+    if (a->pads[i] < 0) return actx_bf16_fail(why, "Conv: pads must not be negative");
+  for (size_t i = 0; a->has_kernel_shape && i < a->n_kernel_shape; i++)
+    if (a->kernel_shape[i] < 1) return actx_bf16_fail(why, "Conv: kernel_shape must be positive");
+  if (!actx_dnnl_available()) {
+    *why = "Conv: oneDNN not available in this build";
+    return ACTX_ERROR_UNSUPPORTED;
+  }
+  conv_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  s->attrs = *a;
+  s->pad_mode = mode;
+  s->group = a->has_group ? a->group : 1;
+  s->has_bias = node->n_inputs > 2 && node->input_present[2];
+  s->ops = actx_dnnl_cache_create(NULL);
+  if (s->ops == NULL) {
+    free(s);
+    return ACTX_ERROR_OUT_OF_MEMORY;
+  }
+  *out = s;
+  return ACTX_OK;
+}
+
+static void destroy(void *state) {
+  conv_state *s = state;
+  if (s == NULL) return;
+  actx_dnnl_cache_destroy(s->ops);
+  actx_dnnl_cache_destroy(s->packed_ops);
+  actx_dnnl_weights_destroy(s->weights);
+  free(s->bias);
+  free(s);
+}
+
+/* ---- shapes -------------------------------------------------------------------------------- */
+
+/* W's facts alone: its rank, and that kernel_shape and the attributes' lengths agree. */
+static actx_status check_weights(const conv_state *s, const actx_shape *w, const char **why) {
+  if (w->rank < 3 || w->rank > 2 + ACTX_BF16_MAX_SPATIAL)
+    return actx_bf16_fail(why, "Conv: W must have 3 to 5 dimensions [M, C / group, kernel...]");
+  const size_t spatial = w->rank - 2;
+  const actx_bf16_attrs *a = &s->attrs;
+  if ((a->has_strides && a->n_strides != spatial) ||
+      (a->has_dilations && a->n_dilations != spatial) ||
+      (a->has_kernel_shape && a->n_kernel_shape != spatial) ||
+      (a->has_pads && s->pad_mode == PAD_NOTSET && a->n_pads != 2 * spatial))
+    return actx_bf16_fail(why, "Conv: strides, dilations, kernel_shape or pads do not have one "
+                               "value per spatial dimension of W");
+  for (size_t i = 0; i < spatial; i++)
+    if (w->dims[2 + i] < 1)
+      return actx_bf16_fail(why, "Conv: W's kernel dimensions must be positive");
+  for (size_t i = 0; a->has_kernel_shape && i < spatial; i++)
+    if (a->kernel_shape[i] != w->dims[2 + i])
+      return actx_bf16_fail(why, "Conv: kernel_shape differs from W's spatial dimensions");
+  if (w->dims[0] % s->group != 0)
+    return actx_bf16_fail(why, "Conv: group does not divide W's output channels M");
+  return ACTX_OK;
+}
+
+/* The convolution of X's shape (batch, channels, in...) by W: pads and output size. */
+static actx_status conv_shape_of(const conv_state *s, const actx_shape *w, int64_t batch,
+                                 int64_t channels, const int64_t *in, actx_dnnl_conv_shape *cs,
+                                 const char **why) {
+  memset(cs, 0, sizeof *cs);
+  const actx_bf16_attrs *a = &s->attrs;
+  cs->spatial = w->rank - 2;
+  cs->batch = batch;
+  cs->channels = channels;
+  cs->out_channels = w->dims[0];
+  cs->group = s->group;
+  cs->bias = s->has_bias;
+  for (size_t i = 0; i < cs->spatial; i++) {
+    const int64_t k = w->dims[2 + i];
+    const int64_t st = a->has_strides ? a->strides[i] : 1;
+    const int64_t d = a->has_dilations ? a->dilations[i] : 1;
+    const int64_t extent = (k - 1) * d + 1;
+    int64_t lo = 0, hi = 0, out;
+    if (s->pad_mode == PAD_SAME_UPPER || s->pad_mode == PAD_SAME_LOWER) {
+      out = (in[i] + st - 1) / st;
+      int64_t total = (out - 1) * st + extent - in[i];
+      if (total < 0) total = 0;
+      lo = s->pad_mode == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+      hi = total - lo;
+    } else {
+      if (s->pad_mode == PAD_NOTSET && a->has_pads) {
+        lo = a->pads[i];
+        hi = a->pads[cs->spatial + i];
+      }
+      const int64_t span = in[i] + lo + hi - extent;
+      if (span < 0) return actx_bf16_fail(why, "Conv: the kernel is larger than the padded input");
+      out = span / st + 1;
+    }
+    cs->in[i] = in[i];
+    cs->kernel[i] = k;
+    cs->out[i] = out;
+    cs->strides[i] = st;
+    cs->dilations[i] = d;
+    cs->pads_begin[i] = lo;
+    cs->pads_end[i] = hi;
+  }
+  return ACTX_OK;
+}
+
+static const actx_shape *w_shape_of(const conv_state *s, const actx_tensor *in) {
+  return s->w_packed ? &s->w_shape : &in[1].shape;
+}
+
+static actx_status problem_of(const conv_state *s, const actx_tensor *in, size_t n_in,
+                              actx_dnnl_conv_shape *cs, actx_shape *y, const char **why) {
+  if (n_in < 2) return actx_bf16_fail(why, "Conv: too few inputs");
+  const actx_shape *x = &in[0].shape, *w = w_shape_of(s, in);
+  if (in[0].elem != ACTX_ELEM_BF16 || (!s->w_packed && in[1].elem != ACTX_ELEM_BF16))
+    return actx_bf16_fail(why, "Conv: X and W must be bfloat16");
+  actx_status st = check_weights(s, w, why);
+  if (st != ACTX_OK) return st;
+  if (x->rank != w->rank) return actx_bf16_fail(why, "Conv: X and W differ in rank");
+  if (x->dims[1] != w->dims[1] * s->group)
+    return actx_bf16_fail(why, "Conv: X's channels are not W's C / group times group");
+  if (s->bias != NULL && s->bias_len != w->dims[0])
+    return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
+  if (s->has_bias && s->bias == NULL) {
+    if (n_in < 3 || in[2].elem != ACTX_ELEM_BF16 || in[2].shape.rank != 1 ||
+        in[2].shape.dims[0] != w->dims[0])
+      return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
+  }
+  st = conv_shape_of(s, w, x->dims[0], x->dims[1], x->dims + 2, cs, why);
+  if (st != ACTX_OK) return st;
+  *y = (actx_shape){.rank = x->rank, .dims = {x->dims[0], w->dims[0]}};
+  for (size_t i = 0; i < cs->spatial; i++) y->dims[2 + i] = cs->out[i];
+  return ACTX_OK;
+}
+
+static actx_status shapes(const void *state, const actx_tensor *in, size_t n_in,
+                          actx_tensor *out, size_t n_out, const char **why) {
+  actx_dnnl_conv_shape cs;
+  actx_shape y;
+  const actx_status st = problem_of(state, in, n_in, &cs, &y, why);
+  if (st != ACTX_OK) return st;
+  if (n_out < 1) return actx_bf16_fail(why, "Conv: no output");
+  out[0] = (actx_tensor){.elem = ACTX_ELEM_BF16, .shape = y, .data = out[0].data};
+  return ACTX_OK;
+}
+
+/* ---- packing ------------------------------------------------------------------------------- */
+
+static actx_status pack(void *state, size_t input, const actx_tensor *value, bool *packed,
+                        const char **why) {
+  conv_state *s = state;
+  *packed = false;
+  if (value->elem != ACTX_ELEM_BF16) return ACTX_OK;
+  if (input == 2 && s->has_bias && s->bias == NULL) {
+    if (value->shape.rank != 1) return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
+    const size_t n = (size_t)value->shape.dims[0];
+    if (n > 0 && value->data == NULL) return actx_bf16_fail(why, "Conv: B's data is NULL");
+    if (s->w_packed && (int64_t)n != s->w_shape.dims[0])
+      return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
+    s->bias = malloc(n > 0 ? n * sizeof *s->bias : 1);
+    if (s->bias == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+    const uint16_t *b = value->data;
+    for (size_t i = 0; i < n; i++) s->bias[i] = actx_bf16_to_f32(b[i]);
+    s->bias_len = (int64_t)n;
+    *packed = true;
+    return ACTX_OK;
+  }
+  if (input != 1 || s->w_packed) return ACTX_OK;
+  const actx_shape *w = &value->shape;
+  actx_status st = check_weights(s, w, why);
+  if (st != ACTX_OK) return st;
+  if (actx_shape_elements(w) == 0) return ACTX_OK; /* nothing to reorder: runs handle it */
+  if (value->data == NULL) return actx_bf16_fail(why, "Conv: W's data is NULL");
+  /* oneDNN picks W's layout for a shape; the image size is not known yet: take one that gives
+   * 16 outputs a dimension (other sizes use the same layout) */
+  int64_t in[ACTX_BF16_MAX_SPATIAL];
+  const actx_bf16_attrs *a = &s->attrs;
+  for (size_t i = 0; i + 2 < w->rank; i++) {
+    const int64_t st_i = a->has_strides ? a->strides[i] : 1;
+    const int64_t d = a->has_dilations ? a->dilations[i] : 1;
+    in[i] = (w->dims[2 + i] - 1) * d + 1 + 15 * st_i;
+  }
+  actx_dnnl_conv_shape cs;
+  st = conv_shape_of(s, w, 1, w->dims[1] * s->group, in, &cs, why);
+  if (st != ACTX_OK) return st;
+  actx_dnnl_weights *packed_w = NULL;
+  st = actx_dnnl_conv_pack(&cs, value->data, &packed_w, why);
+  if (st != ACTX_OK) return st;
+  s->packed_ops = actx_dnnl_cache_create(packed_w);
+  if (s->packed_ops == NULL) {
+    actx_dnnl_weights_destroy(packed_w);
+    return ACTX_ERROR_OUT_OF_MEMORY;
+  }
+  s->weights = packed_w;
+  s->w_shape = *w;
+  s->w_packed = true;
+  *packed = true;
+  return ACTX_OK;
+}
+
+/* ---- running ------------------------------------------------------------------------------- */
+
+static size_t threads_of(const actx_parallel *par) {
+  return par == NULL || par->max_tasks == 0 ? 1 : par->max_tasks;
+}
+
+static actx_status run(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
+                       size_t n_out, const actx_parallel *par, const char **why) {
+  const conv_state *s = state;
+  actx_dnnl_conv_shape cs;
+  actx_shape y;
+  actx_status st = problem_of(s, in, n_in, &cs, &y, why);
+  if (st != ACTX_OK) return st;
+  if (n_out < 1 || out[0].elem != ACTX_ELEM_BF16 || out[0].shape.rank != y.rank ||
+      memcmp(out[0].shape.dims, y.dims, y.rank * sizeof y.dims[0]) != 0)
+    return actx_bf16_fail(why, "Conv: the output is not bfloat16 of the shape _shapes gave");
+  const size_t count = (size_t)actx_shape_elements(&y);
+  if (count == 0) return ACTX_OK;
+  const bool empty_sum = actx_shape_elements(&in[0].shape) == 0 ||
+                         actx_shape_elements(w_shape_of(s, in)) == 0;
+  if (out[0].data == NULL || (!empty_sum && in[0].data == NULL) ||
+      (!empty_sum && !s->w_packed && in[1].data == NULL) ||
+      (s->has_bias && s->bias == NULL && y.dims[1] > 0 && in[2].data == NULL))
+    return actx_bf16_fail(why, "Conv: NULL data");
+  const size_t m = (size_t)y.dims[1];
+  float *bias = s->bias;
+  if (s->has_bias && bias == NULL) {
+    bias = malloc(m * sizeof *bias);
+    if (bias == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < m; i++) bias[i] = actx_bf16_to_f32(((const uint16_t *)in[2].data)[i]);
+  }
+  float *acc = malloc(count * sizeof *acc);
+  if (acc == NULL) {
+    if (bias != s->bias) free(bias);
+    return ACTX_ERROR_OUT_OF_MEMORY;
+  }
+  const size_t plane = count / ((size_t)y.dims[0] * m);
+  if (empty_sum) {
+    /* no input channel, or an input of padding only: the bias alone */
+    for (size_t i = 0; i < count; i++) acc[i] = bias != NULL ? bias[i / plane % m] : 0.0f;
+  } else {
+    actx_dnnl_cache *cache = s->w_packed ? s->packed_ops : s->ops;
+    actx_dnnl_op *op = NULL;
+    st = actx_dnnl_cache_conv(cache, &cs, &op, why);
+    if (st == ACTX_OK) {
+      st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc,
+                         threads_of(par), why);
+      actx_dnnl_cache_release(cache, op);
+    }
+  }
+  if (bias != s->bias) free(bias);
+  if (st == ACTX_OK) actx_dnnl_round(acc, out[0].data, count, par);
+  free(acc);
+  return st;
+}
+
+const actx_bf16_family actx_bf16_family_conv = {
+    .create = create, .pack = pack, .shapes = shapes, .run = run, .destroy = destroy};

@@ -1,0 +1,829 @@
+/* bf16_dnnl.c — oneDNN behind bf16_dnnl.h. An op is one oneDNN primitive plus the reorders that
+ * bring the caller's plain tensors to the layouts (and element type) it chose: src and dst of a
+ * convolution (blocked layouts), the weights when they arrive plain or in a layout this shape's
+ * primitive does not take, and, on hosts without bfloat16 arithmetic, the widening of src and
+ * weights to float32. Every primitive uses a user scratchpad, allocated per run with the
+ * reorders' temporaries, so that concurrent runs of one op share nothing writable. */
+#include "bf16_dnnl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the rounding of results (with or without oneDNN) ------------------------------------- */
+
+/* actx_f32_to_bf16 (src/half.h) without its branch: round to nearest even, NaN made quiet. */
+static inline uint16_t round_one(const float *f) {
+  uint32_t u;
+  memcpy(&u, f, sizeof u);
+  const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  const uint32_t quiet = (u | 0x00400000u) >> 16;
+  const uint32_t nan = 0u - (uint32_t)((u & 0x7FFFFFFFu) > 0x7F800000u); /* all ones: NaN */
+  return (uint16_t)((rounded & ~nan) | (quiet & nan));
+}
+
+/* Blocks of a fixed 16: -O2's vectoriser (the "very cheap" model) takes a loop only when its
+ * trip count needs no remainder. */
+#define ROUND_BLOCK 16
+static void round_span(const float *restrict acc, uint16_t *restrict y, size_t n) {
+  size_t i = 0;
+  for (; i + ROUND_BLOCK <= n; i += ROUND_BLOCK)
+    for (size_t j = 0; j < ROUND_BLOCK; j++) y[i + j] = round_one(&acc[i + j]);
+  for (; i < n; i++) y[i] = round_one(&acc[i]);
+}
+
+/* Below this many results a task, the pool's wake-up costs more than the pass. */
+#define ROUND_MIN_PER_TASK 32768
+
+typedef struct round_job {
+  const float *acc;
+  uint16_t *y;
+  size_t n, per_task;
+} round_job;
+
+static void round_task(void *ctx, size_t task) {
+  const round_job *j = ctx;
+  const size_t begin = task * j->per_task;
+  if (begin >= j->n) return;
+  const size_t len = j->n - begin < j->per_task ? j->n - begin : j->per_task;
+  round_span(j->acc + begin, j->y + begin, len);
+}
+
+void actx_dnnl_round(const float *acc, uint16_t *y, size_t n, const actx_parallel *par) {
+  size_t tasks = par == NULL || par->parallel_for == NULL ? 1 : par->max_tasks;
+  if (tasks > n / ROUND_MIN_PER_TASK) tasks = n / ROUND_MIN_PER_TASK;
+  if (tasks <= 1) {
+    round_span(acc, y, n);
+    return;
+  }
+  round_job job = {.acc = acc, .y = y, .n = n, .per_task = (n + tasks - 1) / tasks};
+  par->parallel_for(par->runner_ctx, round_task, &job, tasks);
+}
+
+#ifndef ACTX_HAVE_DNNL
+
+static actx_status unavailable(const char **why) {
+  if (why != NULL) *why = "oneDNN not available (this build has no MatMul, Gemm or Conv)";
+  return ACTX_ERROR_UNSUPPORTED;
+}
+bool actx_dnnl_available(void) { return false; }
+bool actx_dnnl_native_bf16(void) { return false; }
+actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *shape, const uint16_t *b,
+                                  actx_dnnl_weights **out, const char **why) {
+  return unavailable(why);
+}
+actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *shape, const uint16_t *w,
+                                actx_dnnl_weights **out, const char **why) {
+  return unavailable(why);
+}
+size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *weights) { return 0; }
+void actx_dnnl_weights_destroy(actx_dnnl_weights *weights) {}
+actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *shape,
+                                    const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                    const char **why) {
+  return unavailable(why);
+}
+actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *shape,
+                                  const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                  const char **why) {
+  return unavailable(why);
+}
+actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
+                          const float *bias, float *dst, size_t threads, const char **why) {
+  return unavailable(why);
+}
+const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
+void actx_dnnl_op_destroy(actx_dnnl_op *op) {}
+actx_dnnl_cache *actx_dnnl_cache_create(const actx_dnnl_weights *weights) { return NULL; }
+actx_status actx_dnnl_cache_matmul(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *shape,
+                                   actx_dnnl_op **op, const char **why) {
+  return unavailable(why);
+}
+actx_status actx_dnnl_cache_conv(actx_dnnl_cache *cache, const actx_dnnl_conv_shape *shape,
+                                 actx_dnnl_op **op, const char **why) {
+  return unavailable(why);
+}
+void actx_dnnl_cache_release(actx_dnnl_cache *cache, actx_dnnl_op *op) {}
+void actx_dnnl_cache_destroy(actx_dnnl_cache *cache) {}
+
+#else
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "half.h"
+
+/* GNU OpenMP's entry points (libgomp.so.1, oneDNN's runtime): declared here rather than through
+ * omp.h so that no file needs -fopenmp (clang's would mean a second OpenMP runtime). */
+extern int omp_get_max_threads(void);
+extern void omp_set_num_threads(int n);
+
+#define ALIGN 64
+
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+/* The CPU engine: thread-safe, one per process, kept for its lifetime. */
+static dnnl_engine_t engine;
+static bool native_bf16;
+
+struct actx_dnnl_weights {
+  dnnl_memory_desc_t md;
+  dnnl_data_type_t type;
+  void *data;
+  size_t bytes;
+};
+
+struct actx_dnnl_op {
+  dnnl_primitive_t prim;
+  /* what the caller passes: plain bfloat16 src and weights (or the packed weights), f32 dst */
+  dnnl_memory_desc_t user_src, user_wei, user_dst, bias;
+  /* float32 computation: the caller's src / weights widened, same layout (NULL: not widened).
+   * Widened here, not by a oneDNN reorder: its bfloat16 -> float32 reorder is a generic loop
+   * (simple:any) that costs more than the matmul. */
+  dnnl_memory_desc_t wide_src, wide_wei;
+  size_t src_span, wei_span; /* elements the caller's strided buffers cover */
+  /* what the primitive takes */
+  dnnl_memory_desc_t src, wei, dst;
+  /* caller's -> primitive's (src, weights) and primitive's -> caller's (dst); NULL: the same */
+  dnnl_primitive_t src_reorder, wei_reorder, dst_reorder;
+  /* per run: widened src / weights, reordered src / weights / dst, scratchpad */
+  size_t wide_src_bytes, wide_wei_bytes, src_bytes, wei_bytes, dst_bytes, scratch_bytes;
+  const actx_dnnl_weights *packed;
+  char impl[64];
+};
+
+static actx_status fail(const char **why, const char *message, actx_status status) {
+  if (why != NULL) *why = message;
+  return status;
+}
+
+static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
+
+/* A dense row-major descriptor of dims (strides 0 where a dimension is 1 do not matter). */
+static dnnl_status_t dense_md(dnnl_memory_desc_t *md, int nd, const int64_t *dims,
+                              dnnl_data_type_t type) {
+  dnnl_dims_t d, s;
+  int64_t stride = 1;
+  for (int i = nd - 1; i >= 0; i--) {
+    d[i] = dims[i];
+    s[i] = stride;
+    stride *= dims[i];
+  }
+  return dnnl_memory_desc_create_with_strides(md, nd, d, type, s);
+}
+
+static dnnl_status_t strided_md(dnnl_memory_desc_t *md, int nd, const int64_t *dims,
+                                const int64_t *strides, dnnl_data_type_t type) {
+  dnnl_dims_t d, s;
+  for (int i = 0; i < nd; i++) {
+    d[i] = dims[i];
+    s[i] = strides[i];
+  }
+  return dnnl_memory_desc_create_with_strides(md, nd, d, type, s);
+}
+
+static dnnl_status_t any_md(dnnl_memory_desc_t *md, int nd, const int64_t *dims,
+                            dnnl_data_type_t type) {
+  dnnl_dims_t d;
+  for (int i = 0; i < nd; i++) d[i] = dims[i];
+  return dnnl_memory_desc_create_with_tag(md, nd, d, type, dnnl_format_tag_any);
+}
+
+/* md (plain, strided) with another element type, and the elements its buffer covers. */
+static dnnl_status_t retype_md(const_dnnl_memory_desc_t md, dnnl_data_type_t type,
+                               dnnl_memory_desc_t *out, size_t *span) {
+  int nd = 0;
+  const dnnl_dims_t *dims = NULL, *strides = NULL;
+  dnnl_status_t st = dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &nd);
+  if (st == dnnl_success) st = dnnl_memory_desc_query(md, dnnl_query_dims, &dims);
+  if (st == dnnl_success) st = dnnl_memory_desc_query(md, dnnl_query_strides, &strides);
+  if (st != dnnl_success) return st;
+  size_t n = 1;
+  for (int i = 0; i < nd; i++) n += (size_t)((*dims)[i] - 1) * (size_t)(*strides)[i];
+  *span = n;
+  return dnnl_memory_desc_create_with_strides(out, nd, *dims, type, *strides);
+}
+
+/* bfloat16 -> float32, exact */
+static void widen(const uint16_t *from, float *to, size_t n) {
+  for (size_t i = 0; i < n; i++) to[i] = actx_bf16_to_f32(from[i]);
+}
+
+static dnnl_data_type_t md_type(const_dnnl_memory_desc_t md) {
+  dnnl_data_type_t type = dnnl_data_type_undef;
+  dnnl_memory_desc_query(md, dnnl_query_data_type, &type);
+  return type;
+}
+
+static dnnl_primitive_attr_t user_scratchpad_attr(void) {
+  dnnl_primitive_attr_t attr = NULL;
+  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
+  if (dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success) {
+    dnnl_primitive_attr_destroy(attr);
+    return NULL;
+  }
+  return attr;
+}
+
+static const char *pd_impl(const_dnnl_primitive_desc_t pd) {
+  const char *impl = NULL;
+  if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
+      impl == NULL)
+    return "";
+  return impl;
+}
+
+/* ---- the primitives' descriptors ----------------------------------------------------------- */
+
+/* wei: the weights' descriptor to insist on, or NULL for the primitive's choice. */
+static dnnl_status_t matmul_pd(const actx_dnnl_matmul_shape *s, dnnl_data_type_t type,
+                               const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd) {
+  const int nd = (int)s->rank;
+  int64_t c_dims[ACTX_DNNL_MAX_RANK];
+  for (int i = 0; i < nd - 2; i++)
+    c_dims[i] = s->a_dims[i] > s->b_dims[i] ? s->a_dims[i] : s->b_dims[i];
+  c_dims[nd - 2] = s->a_dims[nd - 2];
+  c_dims[nd - 1] = s->b_dims[nd - 1];
+  dnnl_memory_desc_t src = NULL, any_wei = NULL, dst = NULL;
+  dnnl_primitive_attr_t attr = user_scratchpad_attr();
+  dnnl_status_t st = attr == NULL ? dnnl_out_of_memory : dnnl_success;
+  /* the caller's strides, in bfloat16 or widened to float32 */
+  if (st == dnnl_success) st = strided_md(&src, nd, s->a_dims, s->a_strides, type);
+  if (st == dnnl_success && wei == NULL) st = any_md(&any_wei, nd, s->b_dims, type);
+  if (st == dnnl_success) st = dense_md(&dst, nd, c_dims, dnnl_f32);
+  if (st == dnnl_success)
+    st = dnnl_matmul_primitive_desc_create(pd, engine, src, wei != NULL ? wei : any_wei, NULL,
+                                           dst, attr);
+  dnnl_memory_desc_destroy(src);
+  dnnl_memory_desc_destroy(any_wei);
+  dnnl_memory_desc_destroy(dst);
+  dnnl_primitive_attr_destroy(attr);
+  return st;
+}
+
+static void conv_weight_dims(const actx_dnnl_conv_shape *s, int *nd, int64_t *dims) {
+  int n = 0;
+  if (s->group > 1) dims[n++] = s->group;
+  dims[n++] = s->out_channels / s->group;
+  dims[n++] = s->channels / s->group;
+  for (size_t i = 0; i < s->spatial; i++) dims[n++] = s->kernel[i];
+  *nd = n;
+}
+
+static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
+                             const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd) {
+  const int nd = 2 + (int)s->spatial;
+  int64_t src_dims[5] = {s->batch, s->channels}, dst_dims[5] = {s->batch, s->out_channels};
+  int64_t wei_dims[6];
+  int wei_nd;
+  conv_weight_dims(s, &wei_nd, wei_dims);
+  dnnl_dims_t strides, dilates, pad_l, pad_r;
+  for (size_t i = 0; i < s->spatial; i++) {
+    src_dims[2 + i] = s->in[i];
+    dst_dims[2 + i] = s->out[i];
+    strides[i] = s->strides[i];
+    dilates[i] = s->dilations[i] - 1; /* oneDNN counts the holes */
+    pad_l[i] = s->pads_begin[i];
+    pad_r[i] = s->pads_end[i];
+  }
+  dnnl_memory_desc_t src = NULL, any_wei = NULL, bias = NULL, dst = NULL;
+  dnnl_primitive_attr_t attr = user_scratchpad_attr();
+  dnnl_status_t st = attr == NULL ? dnnl_out_of_memory : dnnl_success;
+  if (st == dnnl_success) st = any_md(&src, nd, src_dims, type);
+  if (st == dnnl_success && wei == NULL) st = any_md(&any_wei, wei_nd, wei_dims, type);
+  if (st == dnnl_success && s->bias) st = dense_md(&bias, 1, &s->out_channels, dnnl_f32);
+  if (st == dnnl_success) st = any_md(&dst, nd, dst_dims, dnnl_f32);
+  if (st == dnnl_success)
+    st = dnnl_convolution_forward_primitive_desc_create(
+        pd, engine, dnnl_forward_inference, dnnl_convolution_direct, src,
+        wei != NULL ? wei : any_wei, bias, dst, strides, dilates, pad_l, pad_r, attr);
+  dnnl_memory_desc_destroy(src);
+  dnnl_memory_desc_destroy(any_wei);
+  dnnl_memory_desc_destroy(bias);
+  dnnl_memory_desc_destroy(dst);
+  dnnl_primitive_attr_destroy(attr);
+  return st;
+}
+
+/* ---- the engine, and whether bfloat16 is native here --------------------------------------- */
+
+static void engine_init(void) {
+  if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) {
+    engine = NULL;
+    return;
+  }
+  /* oneDNN's bfloat16 primitives on a host without bfloat16 arithmetic are its reference
+   * loops ("ref:any"), orders of magnitude slower than its float32 ones. */
+  const actx_dnnl_matmul_shape probe = {
+      .rank = 2, .a_dims = {64, 64}, .a_strides = {64, 1}, .b_dims = {64, 64},
+      .b_strides = {64, 1}};
+  dnnl_primitive_desc_t pd = NULL;
+  if (matmul_pd(&probe, dnnl_bf16, NULL, &pd) == dnnl_success) {
+    native_bf16 = strncmp(pd_impl(pd), "ref", 3) != 0;
+    dnnl_primitive_desc_destroy(pd);
+  }
+}
+
+bool actx_dnnl_available(void) {
+  pthread_once(&engine_once, engine_init);
+  return engine != NULL;
+}
+
+bool actx_dnnl_native_bf16(void) { return actx_dnnl_available() && native_bf16; }
+
+static dnnl_data_type_t compute_type(void) { return native_bf16 ? dnnl_bf16 : dnnl_f32; }
+
+/* ---- running primitives -------------------------------------------------------------------- */
+
+typedef struct arg {
+  int kind;
+  const_dnnl_memory_desc_t md;
+  void *data;
+} arg;
+
+static dnnl_status_t execute(dnnl_primitive_t prim, dnnl_stream_t stream, const arg *args,
+                             int n) {
+  dnnl_exec_arg_t exec[8];
+  dnnl_status_t st = dnnl_success;
+  int made = 0;
+  for (; made < n && st == dnnl_success; made++) {
+    exec[made].arg = args[made].kind;
+    st = dnnl_memory_create(&exec[made].memory, args[made].md, engine, args[made].data);
+    if (st != dnnl_success) break;
+  }
+  if (st == dnnl_success) st = dnnl_primitive_execute(prim, stream, n, exec);
+  if (st == dnnl_success) st = dnnl_stream_wait(stream);
+  for (int i = 0; i < made; i++) dnnl_memory_destroy(exec[i].memory);
+  return st;
+}
+
+static dnnl_status_t reorder_run(dnnl_primitive_t reorder, dnnl_stream_t stream,
+                                 const_dnnl_memory_desc_t from_md, const void *from,
+                                 const_dnnl_memory_desc_t to_md, void *to, void *scratch) {
+  const_dnnl_memory_desc_t scratch_md = NULL;
+  const_dnnl_primitive_desc_t pd = NULL;
+  dnnl_primitive_get_primitive_desc(reorder, &pd);
+  scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  if (scratch_md != NULL && dnnl_memory_desc_get_size(scratch_md) == 0) scratch_md = NULL;
+  const arg args[3] = {{DNNL_ARG_FROM, from_md, (void *)from},
+                       {DNNL_ARG_TO, to_md, to},
+                       {DNNL_ARG_SCRATCHPAD, scratch_md, scratch}};
+  return execute(reorder, stream, args, scratch_md != NULL ? 3 : 2);
+}
+
+/* A reorder from -> to and the scratchpad it needs, or NULL when the layouts are the same. */
+static dnnl_status_t reorder_make(const_dnnl_memory_desc_t from, const_dnnl_memory_desc_t to,
+                                  dnnl_primitive_t *reorder, size_t *scratch) {
+  *reorder = NULL;
+  if (dnnl_memory_desc_equal(from, to)) return dnnl_success;
+  dnnl_primitive_attr_t attr = user_scratchpad_attr();
+  if (attr == NULL) return dnnl_out_of_memory;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
+  dnnl_primitive_attr_destroy(attr);
+  if (st != dnnl_success) return st;
+  const_dnnl_memory_desc_t scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const size_t bytes = scratch_md != NULL ? dnnl_memory_desc_get_size(scratch_md) : 0;
+  if (bytes > *scratch) *scratch = bytes;
+  st = dnnl_primitive_create(reorder, pd);
+  dnnl_primitive_desc_destroy(pd);
+  return st;
+}
+
+/* Sets the calling thread's OpenMP thread count (a per-thread ICV in GNU OpenMP: concurrent
+ * runs on other threads keep theirs) and returns the previous one. */
+static int threads_set(size_t threads) {
+  const int previous = omp_get_max_threads();
+  omp_set_num_threads(threads == 0 ? 1 : threads > INT_MAX ? INT_MAX : (int)threads);
+  return previous;
+}
+
+/* ---- packing ------------------------------------------------------------------------------- */
+
+typedef dnnl_status_t (*pd_maker)(const void *shape, dnnl_data_type_t type,
+                                  const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd);
+
+static dnnl_status_t make_matmul_pd(const void *s, dnnl_data_type_t t,
+                                    const_dnnl_memory_desc_t w, dnnl_primitive_desc_t *pd) {
+  return matmul_pd(s, t, w, pd);
+}
+static dnnl_status_t make_conv_pd(const void *s, dnnl_data_type_t t, const_dnnl_memory_desc_t w,
+                                  dnnl_primitive_desc_t *pd) {
+  return conv_pd(s, t, w, pd);
+}
+
+static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc_t plain,
+                        const void *data, actx_dnnl_weights **out, const char **why) {
+  const dnnl_data_type_t type = compute_type();
+  dnnl_primitive_desc_t pd = NULL;
+  if (make(shape, type, NULL, &pd) != dnnl_success)
+    return fail(why, "oneDNN has no primitive for this shape", ACTX_ERROR_UNSUPPORTED);
+  actx_dnnl_weights *w = calloc(1, sizeof *w);
+  actx_status status = ACTX_ERROR_OUT_OF_MEMORY;
+  dnnl_primitive_t reorder = NULL;
+  size_t scratch_bytes = 0;
+  void *scratch = NULL;
+  dnnl_stream_t stream = NULL;
+  dnnl_memory_desc_t wide_md = NULL;
+  float *wide = NULL;
+  if (w == NULL) goto done;
+  w->type = type;
+  if (dnnl_memory_desc_clone(&w->md, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0))
+      != dnnl_success)
+    goto done;
+  w->bytes = dnnl_memory_desc_get_size(w->md);
+  w->data = aligned_alloc(ALIGN, round_up(w->bytes));
+  if (w->data == NULL) goto done;
+  /* float32 computation: widen the caller's weights (same layout) before the reorder */
+  if (type == dnnl_f32) {
+    size_t span = 0;
+    if (retype_md(plain, dnnl_f32, &wide_md, &span) != dnnl_success) goto done;
+    if ((wide = malloc(span * sizeof *wide)) == NULL) goto done;
+    widen(data, wide, span);
+    plain = wide_md;
+    data = wide;
+  }
+  status = ACTX_ERROR_UNSUPPORTED;
+  *why = "oneDNN cannot reorder the weights";
+  if (reorder_make(plain, w->md, &reorder, &scratch_bytes) != dnnl_success) goto done;
+  if (reorder == NULL) {
+    memcpy(w->data, data, w->bytes);
+  } else {
+    if (scratch_bytes > 0 && (scratch = aligned_alloc(ALIGN, round_up(scratch_bytes))) == NULL) {
+      status = ACTX_ERROR_OUT_OF_MEMORY;
+      goto done;
+    }
+    /* once, at session creation: one thread, not a pool of every core's */
+    const int previous = threads_set(1);
+    const bool ok =
+        dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
+        reorder_run(reorder, stream, plain, data, w->md, w->data, scratch) == dnnl_success;
+    omp_set_num_threads(previous);
+    if (!ok) goto done;
+  }
+  status = ACTX_OK;
+  *why = "";
+done:
+  if (stream != NULL) dnnl_stream_destroy(stream);
+  if (reorder != NULL) dnnl_primitive_destroy(reorder);
+  free(scratch);
+  free(wide);
+  dnnl_memory_desc_destroy(wide_md);
+  dnnl_primitive_desc_destroy(pd);
+  if (status != ACTX_OK) {
+    actx_dnnl_weights_destroy(w);
+    if (status == ACTX_ERROR_OUT_OF_MEMORY) *why = "out of memory";
+    return status;
+  }
+  *out = w;
+  return ACTX_OK;
+}
+
+static const char *unavailable_why = "oneDNN not available (its CPU engine could not be made)";
+
+actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *s, const uint16_t *b,
+                                  actx_dnnl_weights **out, const char **why) {
+  *out = NULL;
+  if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
+  dnnl_memory_desc_t plain = NULL;
+  if (strided_md(&plain, (int)s->rank, s->b_dims, s->b_strides, dnnl_bf16) != dnnl_success)
+    return fail(why, "oneDNN cannot describe the weights", ACTX_ERROR_UNSUPPORTED);
+  const actx_status st = pack(make_matmul_pd, s, plain, b, out, why);
+  dnnl_memory_desc_destroy(plain);
+  return st;
+}
+
+actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *s, const uint16_t *w,
+                                actx_dnnl_weights **out, const char **why) {
+  *out = NULL;
+  if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
+  int64_t dims[6];
+  int nd;
+  conv_weight_dims(s, &nd, dims);
+  dnnl_memory_desc_t plain = NULL;
+  if (dense_md(&plain, nd, dims, dnnl_bf16) != dnnl_success)
+    return fail(why, "oneDNN cannot describe the weights", ACTX_ERROR_UNSUPPORTED);
+  const actx_status st = pack(make_conv_pd, s, plain, w, out, why);
+  dnnl_memory_desc_destroy(plain);
+  return st;
+}
+
+size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *w) { return w != NULL ? w->bytes : 0; }
+
+void actx_dnnl_weights_destroy(actx_dnnl_weights *w) {
+  if (w == NULL) return;
+  dnnl_memory_desc_destroy(w->md);
+  free(w->data);
+  free(w);
+}
+
+/* ---- ops ----------------------------------------------------------------------------------- */
+
+void actx_dnnl_op_destroy(actx_dnnl_op *op) {
+  if (op == NULL) return;
+  if (op->prim != NULL) dnnl_primitive_destroy(op->prim);
+  if (op->src_reorder != NULL) dnnl_primitive_destroy(op->src_reorder);
+  if (op->wei_reorder != NULL) dnnl_primitive_destroy(op->wei_reorder);
+  if (op->dst_reorder != NULL) dnnl_primitive_destroy(op->dst_reorder);
+  dnnl_memory_desc_t mds[] = {op->user_src, op->user_wei, op->user_dst, op->bias, op->wide_src,
+                              op->wide_wei, op->src,      op->wei,      op->dst};
+  for (size_t i = 0; i < sizeof mds / sizeof mds[0]; i++) dnnl_memory_desc_destroy(mds[i]);
+  free(op);
+}
+
+/* The op's primitive for the caller's descriptors (user_*), with the reorders its own need.
+ * plain_weights: try the caller's plain weights as they are first (a matmul's runtime B: no
+ * reorder per run); a convolution's runtime W always goes to the layout the primitive picks,
+ * so that its results are the bits of the same W packed. */
+static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
+                             bool plain_weights, const char **why) {
+  const dnnl_data_type_t type = op->packed != NULL ? op->packed->type : compute_type();
+  dnnl_status_t st = dnnl_success;
+  if (type == dnnl_f32 && md_type(op->user_src) != dnnl_f32)
+    st = retype_md(op->user_src, dnnl_f32, &op->wide_src, &op->src_span);
+  if (st == dnnl_success && type == dnnl_f32 && md_type(op->user_wei) != dnnl_f32)
+    st = retype_md(op->user_wei, dnnl_f32, &op->wide_wei, &op->wei_span);
+  if (st != dnnl_success) {
+    actx_dnnl_op_destroy(op);
+    return fail(why, "oneDNN cannot describe the widened operands", ACTX_ERROR_UNSUPPORTED);
+  }
+  const_dnnl_memory_desc_t from_src = op->wide_src != NULL ? op->wide_src : op->user_src;
+  const_dnnl_memory_desc_t from_wei = op->wide_wei != NULL ? op->wide_wei : op->user_wei;
+  dnnl_primitive_desc_t pd = NULL;
+  /* the caller's weights as they are when the primitive takes them; else its own layout */
+  if ((op->packed == NULL && !plain_weights) || make(shape, type, from_wei, &pd) != dnnl_success) {
+    pd = NULL;
+    if (make(shape, type, NULL, &pd) != dnnl_success) {
+      actx_dnnl_op_destroy(op);
+      return fail(why, "oneDNN has no primitive for this shape", ACTX_ERROR_UNSUPPORTED);
+    }
+  }
+  snprintf(op->impl, sizeof op->impl, "%s%s", pd_impl(pd), type == dnnl_f32 ? " (f32)" : "");
+  const_dnnl_memory_desc_t scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  op->scratch_bytes = scratch_md != NULL ? dnnl_memory_desc_get_size(scratch_md) : 0;
+  st = dnnl_memory_desc_clone(&op->src, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
+  if (st == dnnl_success)
+    st = dnnl_memory_desc_clone(&op->wei,
+                                dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
+  if (st == dnnl_success)
+    st = dnnl_memory_desc_clone(&op->dst, dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
+  if (st == dnnl_success) st = dnnl_primitive_create(&op->prim, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (st == dnnl_success)
+    st = reorder_make(from_src, op->src, &op->src_reorder, &op->scratch_bytes);
+  if (st == dnnl_success)
+    st = reorder_make(from_wei, op->wei, &op->wei_reorder, &op->scratch_bytes);
+  if (st == dnnl_success)
+    st = reorder_make(op->dst, op->user_dst, &op->dst_reorder, &op->scratch_bytes);
+  if (st != dnnl_success) {
+    actx_dnnl_op_destroy(op);
+    return fail(why, st == dnnl_out_of_memory ? "out of memory"
+                                              : "oneDNN cannot make the primitive or its reorders",
+                st == dnnl_out_of_memory ? ACTX_ERROR_OUT_OF_MEMORY : ACTX_ERROR_UNSUPPORTED);
+  }
+  if (op->wide_src != NULL) op->wide_src_bytes = round_up(op->src_span * sizeof(float));
+  if (op->wide_wei != NULL) op->wide_wei_bytes = round_up(op->wei_span * sizeof(float));
+  if (op->src_reorder != NULL) op->src_bytes = round_up(dnnl_memory_desc_get_size(op->src));
+  if (op->wei_reorder != NULL) op->wei_bytes = round_up(dnnl_memory_desc_get_size(op->wei));
+  if (op->dst_reorder != NULL) op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
+  op->scratch_bytes = round_up(op->scratch_bytes);
+  return ACTX_OK;
+}
+
+actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *s,
+                                    const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                    const char **why) {
+  *out = NULL;
+  if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
+  if (s->rank < 2 || s->rank > ACTX_DNNL_MAX_RANK)
+    return fail(why, "matmul rank out of range", ACTX_ERROR_INVALID_ARGUMENT);
+  actx_dnnl_op *op = calloc(1, sizeof *op);
+  if (op == NULL) return fail(why, "out of memory", ACTX_ERROR_OUT_OF_MEMORY);
+  op->packed = weights;
+  const int nd = (int)s->rank;
+  int64_t c_dims[ACTX_DNNL_MAX_RANK];
+  for (int i = 0; i < nd - 2; i++)
+    c_dims[i] = s->a_dims[i] > s->b_dims[i] ? s->a_dims[i] : s->b_dims[i];
+  c_dims[nd - 2] = s->a_dims[nd - 2];
+  c_dims[nd - 1] = s->b_dims[nd - 1];
+  const dnnl_data_type_t type = weights != NULL ? weights->type : compute_type();
+  dnnl_status_t st = strided_md(&op->user_src, nd, s->a_dims, s->a_strides, dnnl_bf16);
+  if (st == dnnl_success)
+    st = weights != NULL ? dnnl_memory_desc_clone(&op->user_wei, weights->md)
+                         : strided_md(&op->user_wei, nd, s->b_dims, s->b_strides, dnnl_bf16);
+  if (st == dnnl_success) st = dense_md(&op->user_dst, nd, c_dims, dnnl_f32);
+  (void)type;
+  if (st != dnnl_success) {
+    actx_dnnl_op_destroy(op);
+    return fail(why, "oneDNN cannot describe the matmul", ACTX_ERROR_UNSUPPORTED);
+  }
+  const actx_status status = op_finish(op, make_matmul_pd, s, true, why);
+  if (status == ACTX_OK) *out = op;
+  return status;
+}
+
+actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
+                                  const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                  const char **why) {
+  *out = NULL;
+  if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
+  if (s->spatial < 1 || s->spatial > 3 || s->group < 1 || s->channels % s->group != 0 ||
+      s->out_channels % s->group != 0)
+    return fail(why, "convolution shape out of range", ACTX_ERROR_INVALID_ARGUMENT);
+  actx_dnnl_op *op = calloc(1, sizeof *op);
+  if (op == NULL) return fail(why, "out of memory", ACTX_ERROR_OUT_OF_MEMORY);
+  op->packed = weights;
+  const int nd = 2 + (int)s->spatial;
+  int64_t src_dims[5] = {s->batch, s->channels}, dst_dims[5] = {s->batch, s->out_channels};
+  for (size_t i = 0; i < s->spatial; i++) {
+    src_dims[2 + i] = s->in[i];
+    dst_dims[2 + i] = s->out[i];
+  }
+  int64_t wei_dims[6];
+  int wei_nd;
+  conv_weight_dims(s, &wei_nd, wei_dims);
+  dnnl_status_t st = dense_md(&op->user_src, nd, src_dims, dnnl_bf16);
+  if (st == dnnl_success)
+    st = weights != NULL ? dnnl_memory_desc_clone(&op->user_wei, weights->md)
+                         : dense_md(&op->user_wei, wei_nd, wei_dims, dnnl_bf16);
+  if (st == dnnl_success) st = dense_md(&op->user_dst, nd, dst_dims, dnnl_f32);
+  if (st == dnnl_success && s->bias) st = dense_md(&op->bias, 1, &s->out_channels, dnnl_f32);
+  if (st != dnnl_success) {
+    actx_dnnl_op_destroy(op);
+    return fail(why, "oneDNN cannot describe the convolution", ACTX_ERROR_UNSUPPORTED);
+  }
+  const actx_status status = op_finish(op, make_conv_pd, s, false, why);
+  if (status == ACTX_OK) *out = op;
+  return status;
+}
+
+const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return op != NULL ? op->impl : ""; }
+
+actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
+                          const float *bias, float *dst, size_t threads, const char **why) {
+  if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
+  const void *from_src = src, *from_wei = op->packed != NULL ? op->packed->data : weights;
+  const size_t bytes = op->scratch_bytes + op->wide_src_bytes + op->wide_wei_bytes +
+                       op->src_bytes + op->wei_bytes + op->dst_bytes;
+  char *block = NULL;
+  if (bytes > 0 && (block = aligned_alloc(ALIGN, bytes)) == NULL)
+    return fail(why, "out of memory", ACTX_ERROR_OUT_OF_MEMORY);
+  char *scratch = block, *wide_src = scratch + op->scratch_bytes;
+  char *wide_wei = wide_src + op->wide_src_bytes, *src_tmp = wide_wei + op->wide_wei_bytes;
+  char *wei_tmp = src_tmp + op->src_bytes, *dst_tmp = wei_tmp + op->wei_bytes;
+  if (op->wide_src != NULL) {
+    widen(src, (float *)wide_src, op->src_span);
+    from_src = wide_src;
+  }
+  if (op->wide_wei != NULL) {
+    widen(from_wei, (float *)wide_wei, op->wei_span);
+    from_wei = wide_wei;
+  }
+  const_dnnl_memory_desc_t src_md = op->wide_src != NULL ? op->wide_src : op->user_src;
+  const_dnnl_memory_desc_t wei_md = op->wide_wei != NULL ? op->wide_wei : op->user_wei;
+  dnnl_stream_t stream = NULL;
+  const int previous = threads_set(threads);
+  dnnl_status_t st = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
+  if (st == dnnl_success && op->src_reorder != NULL)
+    st = reorder_run(op->src_reorder, stream, src_md, from_src, op->src, src_tmp, scratch);
+  if (st == dnnl_success && op->wei_reorder != NULL)
+    st = reorder_run(op->wei_reorder, stream, wei_md, from_wei, op->wei, wei_tmp, scratch);
+  if (st == dnnl_success) {
+    const_dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_get_primitive_desc(op->prim, &pd);
+    const_dnnl_memory_desc_t scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    arg args[5] = {
+        {DNNL_ARG_SRC, op->src, op->src_reorder != NULL ? src_tmp : (void *)from_src},
+        {DNNL_ARG_WEIGHTS, op->wei, op->wei_reorder != NULL ? wei_tmp : (void *)from_wei},
+        {DNNL_ARG_DST, op->dst, op->dst_reorder != NULL ? (void *)dst_tmp : dst}};
+    int n = 3;
+    if (op->bias != NULL) args[n++] = (arg){DNNL_ARG_BIAS, op->bias, (void *)bias};
+    if (scratch_md != NULL && dnnl_memory_desc_get_size(scratch_md) > 0)
+      args[n++] = (arg){DNNL_ARG_SCRATCHPAD, scratch_md, scratch};
+    st = execute(op->prim, stream, args, n);
+  }
+  if (st == dnnl_success && op->dst_reorder != NULL)
+    st = reorder_run(op->dst_reorder, stream, op->dst, dst_tmp, op->user_dst, dst, scratch);
+  if (stream != NULL) dnnl_stream_destroy(stream);
+  omp_set_num_threads(previous);
+  free(block);
+  if (st != dnnl_success)
+    return fail(why, st == dnnl_out_of_memory ? "out of memory" : "oneDNN failed to run",
+                st == dnnl_out_of_memory ? ACTX_ERROR_OUT_OF_MEMORY : ACTX_ERROR_UNSUPPORTED);
+  return ACTX_OK;
+}
+
+/* ---- the per-kernel cache ----------------------------------------------------------------- */
+
+/* Enough for the shapes a model's node meets in turn (sequence lengths, batch sizes); an op is
+ * a few kilobytes plus oneDNN's kernel code. */
+#define CACHE_SLOTS 8
+
+typedef union shape_key {
+  actx_dnnl_matmul_shape matmul;
+  actx_dnnl_conv_shape conv;
+} shape_key;
+
+typedef struct slot {
+  bool used, conv;
+  shape_key key;
+  actx_dnnl_op *op;
+  size_t refs;
+  uint64_t stamp;
+} slot;
+
+struct actx_dnnl_cache {
+  pthread_mutex_t lock;
+  const actx_dnnl_weights *weights;
+  uint64_t clock;
+  slot slots[CACHE_SLOTS];
+};
+
+actx_dnnl_cache *actx_dnnl_cache_create(const actx_dnnl_weights *weights) {
+  actx_dnnl_cache *c = calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  if (pthread_mutex_init(&c->lock, NULL) != 0) {
+    free(c);
+    return NULL;
+  }
+  c->weights = weights;
+  return c;
+}
+
+static actx_status cache_acquire(actx_dnnl_cache *c, bool conv, const void *shape, size_t size,
+                                 actx_dnnl_op **out, const char **why) {
+  *out = NULL;
+  pthread_mutex_lock(&c->lock);
+  for (size_t i = 0; i < CACHE_SLOTS; i++) {
+    slot *s = &c->slots[i];
+    if (s->used && s->conv == conv && memcmp(&s->key, shape, size) == 0) {
+      s->refs++;
+      s->stamp = ++c->clock;
+      *out = s->op;
+      pthread_mutex_unlock(&c->lock);
+      return ACTX_OK;
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+  /* made outside the lock: concurrent runs of other shapes need not wait for it */
+  actx_dnnl_op *op = NULL;
+  const actx_status st = conv ? actx_dnnl_conv_create(shape, c->weights, &op, why)
+                              : actx_dnnl_matmul_create(shape, c->weights, &op, why);
+  if (st != ACTX_OK) return st;
+  actx_dnnl_op *evicted = NULL;
+  pthread_mutex_lock(&c->lock);
+  slot *victim = NULL;
+  for (size_t i = 0; i < CACHE_SLOTS; i++) {
+    slot *s = &c->slots[i];
+    if (s->used && s->refs > 0) continue;
+    if (victim == NULL || !s->used || (victim->used && s->stamp < victim->stamp)) victim = s;
+  }
+  if (victim != NULL) {
+    if (victim->used) evicted = victim->op;
+    memset(&victim->key, 0, sizeof victim->key);
+    memcpy(&victim->key, shape, size);
+    *victim = (slot){.used = true, .conv = conv, .key = victim->key, .op = op, .refs = 1,
+                     .stamp = ++c->clock};
+  }
+  pthread_mutex_unlock(&c->lock);
+  actx_dnnl_op_destroy(evicted);
+  *out = op; /* not in a slot when every one is busy: release destroys it */
+  return ACTX_OK;
+}
+
+actx_status actx_dnnl_cache_matmul(actx_dnnl_cache *c, const actx_dnnl_matmul_shape *shape,
+                                   actx_dnnl_op **op, const char **why) {
+  return cache_acquire(c, false, shape, sizeof *shape, op, why);
+}
+
+actx_status actx_dnnl_cache_conv(actx_dnnl_cache *c, const actx_dnnl_conv_shape *shape,
+                                 actx_dnnl_op **op, const char **why) {
+  return cache_acquire(c, true, shape, sizeof *shape, op, why);
+}
+
+void actx_dnnl_cache_release(actx_dnnl_cache *c, actx_dnnl_op *op) {
+  if (c == NULL || op == NULL) return;
+  bool cached = false;
+  pthread_mutex_lock(&c->lock);
+  for (size_t i = 0; i < CACHE_SLOTS; i++)
+    if (c->slots[i].used && c->slots[i].op == op) {
+      c->slots[i].refs--;
+      cached = true;
+    }
+  pthread_mutex_unlock(&c->lock);
+  if (!cached) actx_dnnl_op_destroy(op);
+}
+
+void actx_dnnl_cache_destroy(actx_dnnl_cache *c) {
+  if (c == NULL) return;
+  for (size_t i = 0; i < CACHE_SLOTS; i++)
+    if (c->slots[i].used) actx_dnnl_op_destroy(c->slots[i].op);
+  pthread_mutex_destroy(&c->lock);
+  free(c);
+}
+
+#endif /* ACTX_HAVE_DNNL */

@@ -1,0 +1,107 @@
+/* bf16_dnnl.h — the one interface over oneDNN (the only file that includes oneDNN's headers is
+ * bf16_dnnl.c): a matmul or a convolution of bfloat16 operands into a float32 result, with the
+ * weights, when constant, reordered once into the layout the primitive prefers.
+ *
+ * Numerics: oneDNN widens bfloat16 exactly and accumulates in float32; the destination here is
+ * always float32, so the caller rounds once to bfloat16 with actx_f32_to_bf16 (round to nearest
+ * even, NaN quiet, subnormals kept; oneDNN's own bfloat16 destination on AVX512_BF16 uses
+ * vcvtneps2bf16, which flushes subnormal results to zero). On hosts without bfloat16 arithmetic
+ * (AVX2) oneDNN's bfloat16 primitives are its reference loops; there an op computes in float32
+ * instead (operands widened exactly by a oneDNN reorder): the same contract, at oneDNN's float32
+ * speed, with the packed weights held in float32.
+ *
+ * Threads: oneDNN here is built on GNU OpenMP; a run uses omp_get_max_threads() of the calling
+ * thread, so each run sets that thread's count (a per-thread ICV) to `threads` around its
+ * primitives and restores it. A primitive is run concurrently from several threads, each with
+ * its own stream, scratchpad and temporaries (allocated per run): an op is immutable after
+ * creation. */
+#ifndef ACTX_BF16_DNNL_H
+#define ACTX_BF16_DNNL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actx.h"
+
+#define ACTX_DNNL_MAX_RANK 8
+
+/* One primitive for one shape (and its reorders). */
+typedef struct actx_dnnl_op actx_dnnl_op;
+/* Constant weights in a primitive's preferred layout (and element type). */
+typedef struct actx_dnnl_weights actx_dnnl_weights;
+
+/* c[batch..., M, N] (float32, dense row-major) = a[batch..., M, K] · b[batch..., K, N], batch
+ * dimensions broadcast numpy-style (a 1 in a or b; c has the larger). a and b are bfloat16,
+ * described by dimensions and strides in elements (so a transpose is a stride). All three have
+ * `rank` dimensions, 2 to ACTX_DNNL_MAX_RANK; every dimension at least 1. */
+typedef struct actx_dnnl_matmul_shape {
+  size_t rank;
+  int64_t a_dims[ACTX_DNNL_MAX_RANK], a_strides[ACTX_DNNL_MAX_RANK];
+  int64_t b_dims[ACTX_DNNL_MAX_RANK], b_strides[ACTX_DNNL_MAX_RANK];
+} actx_dnnl_matmul_shape;
+
+/* y[N, OC, out...] (float32, dense) = conv(x[N, C, in...], w[OC, C / group, kernel...]) + bias
+ * (float32 [OC], optional): x and w bfloat16, dense row-major; 1 to 3 spatial dimensions;
+ * dilations as ONNX has them (1 = none); explicit pads. Every dimension at least 1. */
+typedef struct actx_dnnl_conv_shape {
+  size_t spatial;
+  int64_t batch, channels, out_channels, group;
+  int64_t in[3], kernel[3], out[3], strides[3], dilations[3], pads_begin[3], pads_end[3];
+  bool bias;
+} actx_dnnl_conv_shape;
+
+/* Whether oneDNN is in this build (else every function below fails with "oneDNN not
+ * available") and its engine could be made. */
+bool actx_dnnl_available(void);
+/* Whether this host's oneDNN computes bfloat16 natively (AVX512_BF16, AMX), for tests' notes. */
+bool actx_dnnl_native_bf16(void);
+
+/* Reorders constant weights (b of a matmul, 2-D: every batch dimension of the shape's b is 1;
+ * w of a conv) once into the layout a primitive for this shape prefers. The result serves ops
+ * of other shapes with the same weights (another M, another image size). */
+actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *shape, const uint16_t *b,
+                                  actx_dnnl_weights **out, const char **why);
+actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *shape, const uint16_t *w,
+                                actx_dnnl_weights **out, const char **why);
+size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *weights);
+void actx_dnnl_weights_destroy(actx_dnnl_weights *weights);
+
+/* An op for one shape. weights: packed weights (then each run passes NULL for them; they must
+ * outlive the op), or NULL (each run passes them plain, as the shape says). */
+actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *shape,
+                                    const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                    const char **why);
+actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *shape,
+                                  const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                  const char **why);
+/* Runs the op: src (a / x), weights (b / w, NULL when packed), bias (conv with a bias only),
+ * dst (c / y). threads: how many threads oneDNN may use (0 = 1). Thread-safe. */
+actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
+                          const float *bias, float *dst, size_t threads, const char **why);
+/* oneDNN's name of the implementation the op runs ("brg:avx512_core_amx", "gemm:jit"...), and
+ * whether it computes in float32 on a host without bfloat16 arithmetic. */
+const char *actx_dnnl_op_impl(const actx_dnnl_op *op);
+void actx_dnnl_op_destroy(actx_dnnl_op *op);
+
+/* y[i] = actx_f32_to_bf16(acc[i]) for i < n (acc and y do not overlap): the one rounding of
+ * every result, a loop the compiler vectorises (no branch), split over par's tasks when long.
+ * Built with or without oneDNN. */
+void actx_dnnl_round(const float *acc, uint16_t *y, size_t n, const actx_parallel *par);
+
+/* A kernel's few ops, by shape (making a primitive costs far more than a small run): acquire
+ * finds or makes the op of a shape (memset the shape struct to 0 before filling it: it is the
+ * key, compared bytewise), release hands it back. Thread-safe; an op in use is never evicted
+ * (when every slot is busy the op is made for this run alone). weights: packed weights every op
+ * uses, or NULL. */
+typedef struct actx_dnnl_cache actx_dnnl_cache;
+actx_dnnl_cache *actx_dnnl_cache_create(const actx_dnnl_weights *weights);
+actx_status actx_dnnl_cache_matmul(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *shape,
+                                   actx_dnnl_op **op, const char **why);
+actx_status actx_dnnl_cache_conv(actx_dnnl_cache *cache, const actx_dnnl_conv_shape *shape,
+                                 actx_dnnl_op **op, const char **why);
+void actx_dnnl_cache_release(actx_dnnl_cache *cache, actx_dnnl_op *op);
+/* Destroys the cache and its ops (none may be in use). */
+void actx_dnnl_cache_destroy(actx_dnnl_cache *cache);
+
+#endif /* ACTX_BF16_DNNL_H */

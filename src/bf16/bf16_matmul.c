@@ -1,0 +1,313 @@
+/* The matmul family: MatMul (numpy's batched, broadcast matmul; a 1-D operand gains a dimension
+ * of 1 that the output then drops) and Gemm (Y = alpha·A'·B' + beta·C, A' and B' optionally
+ * transposed, C broadcast to M x N). oneDNN (bf16_dnnl.h) computes A'·B' in float32 from the
+ * exact bfloat16 operands; this file applies alpha, beta·C in float32 and rounds once.
+ *
+ * A constant B (weights) is reordered once at pack time into oneDNN's preferred layout; the
+ * kernel then holds that copy only. A runtime B goes through per-shape ops cached in the kernel.
+ * A whose batch B does not have (B 2-D, or its batch dimensions all 1) is folded into M: one
+ * matmul of [batch·M, K] x [K, N], the case of every transformer's linear layers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf16_dnnl.h"
+#include "bf16_family.h"
+#include "half.h"
+
+typedef struct matmul_state {
+  bool gemm;
+  bool trans_a, trans_b, has_c;
+  float alpha, beta;
+  /* B once packed: its shape (as the graph has it), the packed copy, and the ops that use it */
+  bool b_packed;
+  actx_shape b_shape;
+  actx_dnnl_weights *weights;
+  actx_dnnl_cache *packed_ops;
+  actx_dnnl_cache *ops; /* ops of a runtime B */
+} matmul_state;
+
+static actx_status create(const actx_bf16_node *node, void **out, const char **why) {
+  *out = NULL;
+  for (size_t i = 0; i < node->n_inputs; i++)
+    if (node->input_present[i] && node->input_elems[i] != ACTX_ELEM_BF16)
+      return actx_bf16_fail(why, "MatMul / Gemm: every input must be bfloat16");
+  if (!actx_dnnl_available()) {
+    *why = "MatMul / Gemm: oneDNN not available in this build";
+    return ACTX_ERROR_UNSUPPORTED;
+  }
+  matmul_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  s->gemm = node->op == ACTX_BF16_OP_GEMM;
+  s->alpha = 1.0f;
+  s->beta = 1.0f;
+  if (s->gemm) {
+    const actx_bf16_attrs *a = &node->attrs;
+    if (a->has_alpha) s->alpha = a->alpha;
+    if (a->has_beta) s->beta = a->beta;
+    if ((a->has_trans_a && a->trans_a != 0 && a->trans_a != 1) ||
+        (a->has_trans_b && a->trans_b != 0 && a->trans_b != 1)) {
+      free(s);
+      return actx_bf16_fail(why, "Gemm: transA and transB must be 0 or 1");
+    }
+    s->trans_a = a->has_trans_a && a->trans_a == 1;
+    s->trans_b = a->has_trans_b && a->trans_b == 1;
+    s->has_c = node->n_inputs > 2 && node->input_present[2];
+  }
+  s->ops = actx_dnnl_cache_create(NULL);
+  if (s->ops == NULL) {
+    free(s);
+    return ACTX_ERROR_OUT_OF_MEMORY;
+  }
+  *out = s;
+  return ACTX_OK;
+}
+
+static void destroy(void *state) {
+  matmul_state *s = state;
+  if (s == NULL) return;
+  actx_dnnl_cache_destroy(s->ops);
+  actx_dnnl_cache_destroy(s->packed_ops);
+  actx_dnnl_weights_destroy(s->weights);
+  free(s);
+}
+
+/* ---- shapes -------------------------------------------------------------------------------- */
+
+/* One run's problem: batch dimensions (broadcast), M, K, N, and how A and B are laid out. */
+typedef struct problem {
+  size_t batch_rank;
+  int64_t a_batch[ACTX_BF16_MAX_RANK], b_batch[ACTX_BF16_MAX_RANK], c_batch[ACTX_BF16_MAX_RANK];
+  int64_t m, k, n;
+  actx_shape out;
+  bool b_batched; /* some batch dimension of B is not 1 */
+} problem;
+
+static const actx_shape *b_shape_of(const matmul_state *s, const actx_tensor *in) {
+  return s->b_packed ? &s->b_shape : &in[1].shape;
+}
+
+static actx_status problem_of(const matmul_state *s, const actx_tensor *in, size_t n_in,
+                              problem *p, const char **why) {
+  memset(p, 0, sizeof *p);
+  if (n_in < 2) return actx_bf16_fail(why, "MatMul / Gemm: too few inputs");
+  const actx_shape *a = &in[0].shape, *b = b_shape_of(s, in);
+  if (in[0].elem != ACTX_ELEM_BF16 || (!s->b_packed && in[1].elem != ACTX_ELEM_BF16))
+    return actx_bf16_fail(why, "MatMul / Gemm: A and B must be bfloat16");
+  if (s->gemm) {
+    if (a->rank != 2 || b->rank != 2)
+      return actx_bf16_fail(why, "Gemm: A and B must be 2-D");
+    p->m = a->dims[s->trans_a ? 1 : 0];
+    p->k = a->dims[s->trans_a ? 0 : 1];
+    const int64_t kb = b->dims[s->trans_b ? 1 : 0];
+    p->n = b->dims[s->trans_b ? 0 : 1];
+    if (kb != p->k) return actx_bf16_fail(why, "Gemm: inner dimensions of A' and B' differ");
+    p->out = (actx_shape){.rank = 2, .dims = {p->m, p->n}};
+    if (s->has_c) {
+      const actx_tensor *c = n_in > 2 ? &in[2] : NULL;
+      if (c == NULL || c->elem != ACTX_ELEM_BF16)
+        return actx_bf16_fail(why, "Gemm: C must be a bfloat16 tensor");
+      actx_shape r;
+      if (c->shape.rank > 2 || !actx_shape_broadcast(&c->shape, &p->out, &r) ||
+          r.dims[0] != p->m || r.dims[1] != p->n)
+        return actx_bf16_fail(why, "Gemm: C does not broadcast to M x N");
+    }
+    return ACTX_OK;
+  }
+  if (a->rank == 0 || b->rank == 0) return actx_bf16_fail(why, "MatMul: an input is a scalar");
+  /* numpy: a 1-D A is [1, K], a 1-D B is [K, 1]; those dimensions are dropped from Y */
+  const size_t ra = a->rank, rb = b->rank;
+  p->m = ra == 1 ? 1 : a->dims[ra - 2];
+  p->k = a->dims[ra - 1];
+  const int64_t kb = rb == 1 ? b->dims[0] : b->dims[rb - 2];
+  p->n = rb == 1 ? 1 : b->dims[rb - 1];
+  if (kb != p->k) return actx_bf16_fail(why, "MatMul: inner dimensions of A and B differ");
+  actx_shape ab = {.rank = ra > 2 ? ra - 2 : 0}, bb = {.rank = rb > 2 ? rb - 2 : 0}, cb;
+  for (size_t i = 0; i < ab.rank; i++) ab.dims[i] = a->dims[i];
+  for (size_t i = 0; i < bb.rank; i++) bb.dims[i] = b->dims[i];
+  if (!actx_shape_broadcast(&ab, &bb, &cb))
+    return actx_bf16_fail(why, "MatMul: batch dimensions of A and B do not broadcast");
+  p->batch_rank = cb.rank;
+  for (size_t i = 0; i < cb.rank; i++) {
+    const size_t pa = cb.rank - ab.rank, pb = cb.rank - bb.rank;
+    p->a_batch[i] = i < pa ? 1 : ab.dims[i - pa];
+    p->b_batch[i] = i < pb ? 1 : bb.dims[i - pb];
+    p->c_batch[i] = cb.dims[i];
+    p->b_batched |= p->b_batch[i] != 1;
+  }
+  p->out.rank = cb.rank;
+  memcpy(p->out.dims, cb.dims, cb.rank * sizeof cb.dims[0]);
+  if (ra > 1) p->out.dims[p->out.rank++] = p->m;
+  if (rb > 1) p->out.dims[p->out.rank++] = p->n;
+  return ACTX_OK;
+}
+
+static actx_status shapes(const void *state, const actx_tensor *in, size_t n_in,
+                          actx_tensor *out, size_t n_out, const char **why) {
+  problem p;
+  const actx_status st = problem_of(state, in, n_in, &p, why);
+  if (st != ACTX_OK) return st;
+  if (n_out < 1) return actx_bf16_fail(why, "MatMul / Gemm: no output");
+  out[0] = (actx_tensor){.elem = ACTX_ELEM_BF16, .shape = p.out, .data = out[0].data};
+  return ACTX_OK;
+}
+
+/* ---- packing ------------------------------------------------------------------------------- */
+
+/* B as oneDNN sees it: [K, N] with the strides of B (or B'). */
+static void b_operand(const matmul_state *s, const actx_shape *b, int64_t k, int64_t n,
+                      size_t rank, int64_t *dims, int64_t *strides) {
+  for (size_t i = 0; i + 2 < rank; i++) dims[i] = 1, strides[i] = k * n;
+  dims[rank - 2] = k;
+  dims[rank - 1] = n;
+  const bool t = s->gemm && s->trans_b;
+  strides[rank - 2] = t ? 1 : n;
+  strides[rank - 1] = t ? k : 1;
+  (void)b;
+}
+
+static actx_status pack(void *state, size_t input, const actx_tensor *value, bool *packed,
+                        const char **why) {
+  matmul_state *s = state;
+  *packed = false;
+  if (input != 1 || s->b_packed || value->elem != ACTX_ELEM_BF16) return ACTX_OK;
+  const actx_shape *b = &value->shape;
+  /* only a B of one matrix: batched weights stay the caller's, served per run */
+  if (b->rank < 1 || (s->gemm && b->rank != 2)) return ACTX_OK;
+  for (size_t i = 0; i + 2 < b->rank; i++)
+    if (b->dims[i] != 1) return ACTX_OK;
+  const int64_t k = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2 + (s->gemm && s->trans_b)];
+  const int64_t n = b->rank == 1 ? 1 : b->dims[b->rank - 1 - (s->gemm && s->trans_b)];
+  if (k == 0 || n == 0) return ACTX_OK; /* nothing to compute with: runs handle it */
+  if (value->data == NULL) return actx_bf16_fail(why, "MatMul / Gemm: B's data is NULL");
+  actx_dnnl_matmul_shape ms;
+  memset(&ms, 0, sizeof ms);
+  ms.rank = 2;
+  /* the layout oneDNN prefers for a typical M (a sequence of 128); other Ms use it too */
+  ms.a_dims[0] = 128;
+  ms.a_dims[1] = k;
+  ms.a_strides[0] = k;
+  ms.a_strides[1] = 1;
+  b_operand(s, b, k, n, 2, ms.b_dims, ms.b_strides);
+  actx_dnnl_weights *w = NULL;
+  actx_status st = actx_dnnl_matmul_pack(&ms, value->data, &w, why);
+  if (st != ACTX_OK) return st;
+  s->packed_ops = actx_dnnl_cache_create(w);
+  if (s->packed_ops == NULL) {
+    actx_dnnl_weights_destroy(w);
+    return ACTX_ERROR_OUT_OF_MEMORY;
+  }
+  s->weights = w;
+  s->b_shape = *b;
+  s->b_packed = true;
+  *packed = true;
+  return ACTX_OK;
+}
+
+/* ---- running ------------------------------------------------------------------------------- */
+
+static size_t threads_of(const actx_parallel *par) {
+  return par == NULL || par->max_tasks == 0 ? 1 : par->max_tasks;
+}
+
+/* Y = round(alpha·acc + beta·C) (Gemm) or round(acc) (MatMul), in float32, once. C broadcast
+ * from [1 or M, 1 or N] (or lower rank); beta == 0 leaves C unread, as ONNX Runtime does. */
+static void round_out(const matmul_state *s, const problem *p, const float *acc, uint16_t *y,
+                      size_t count, const actx_tensor *c, const actx_parallel *par) {
+  const bool with_c = s->gemm && s->has_c && s->beta != 0.0f;
+  if (!s->gemm || (!with_c && s->alpha == 1.0f)) {
+    actx_dnnl_round(acc, y, count, par);
+    return;
+  }
+  const size_t m = (size_t)p->m, n = (size_t)p->n;
+  size_t cm = 0, cn = 0; /* C's strides over Y's rows and columns: 0 where it broadcasts */
+  const uint16_t *cd = NULL;
+  if (with_c) {
+    cd = c->data;
+    const actx_shape *cs = &c->shape;
+    const int64_t rows = cs->rank == 2 ? cs->dims[0] : 1;
+    const int64_t cols = cs->rank >= 1 ? cs->dims[cs->rank - 1] : 1;
+    cn = cols == 1 ? 0 : 1;
+    cm = rows == 1 ? 0 : (size_t)cols;
+  }
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) {
+      float v = s->alpha * acc[i * n + j];
+      if (with_c) v = v + s->beta * actx_bf16_to_f32(cd[i * cm + j * cn]);
+      y[i * n + j] = actx_f32_to_bf16(v);
+    }
+}
+
+static actx_status run(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
+                       size_t n_out, const actx_parallel *par, const char **why) {
+  const matmul_state *s = state;
+  problem p;
+  actx_status st = problem_of(s, in, n_in, &p, why);
+  if (st != ACTX_OK) return st;
+  if (n_out < 1 || out[0].elem != ACTX_ELEM_BF16)
+    return actx_bf16_fail(why, "MatMul / Gemm: the output must be bfloat16");
+  if (out[0].shape.rank != p.out.rank ||
+      memcmp(out[0].shape.dims, p.out.dims, p.out.rank * sizeof p.out.dims[0]) != 0)
+    return actx_bf16_fail(why, "MatMul / Gemm: the output's shape is not the one _shapes gave");
+  const size_t count = (size_t)actx_shape_elements(&p.out);
+  if (count == 0) return ACTX_OK;
+  const bool use_c = s->gemm && s->has_c && s->beta != 0.0f;
+  if (out[0].data == NULL || (in[0].data == NULL && p.k > 0) ||
+      (!s->b_packed && in[1].data == NULL && p.k > 0) || (use_c && in[2].data == NULL))
+    return actx_bf16_fail(why, "MatMul / Gemm: NULL data");
+  float *acc = malloc(count * sizeof *acc);
+  if (acc == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  if (p.k == 0) {
+    memset(acc, 0, count * sizeof *acc); /* an empty sum */
+  } else {
+    /* the oneDNN problem: 2-D when B has no batch (A's batch folded into M), else batched */
+    actx_dnnl_matmul_shape ms;
+    memset(&ms, 0, sizeof ms);
+    const bool fold = !p.b_batched;
+    int64_t batch = 1;
+    for (size_t i = 0; i < p.batch_rank; i++) batch *= p.a_batch[i];
+    const size_t rank = fold ? 2 : p.batch_rank + 2;
+    ms.rank = rank;
+    if (fold) {
+      ms.a_dims[0] = batch * p.m;
+    } else {
+      int64_t stride = p.m * p.k;
+      for (size_t i = p.batch_rank; i-- > 0;) {
+        ms.a_dims[i] = p.a_batch[i];
+        ms.a_strides[i] = stride;
+        stride *= p.a_batch[i];
+      }
+      ms.a_dims[rank - 2] = p.m;
+    }
+    ms.a_dims[rank - 1] = p.k;
+    const bool ta = s->gemm && s->trans_a;
+    ms.a_strides[rank - 2] = ta ? 1 : p.k;
+    ms.a_strides[rank - 1] = ta ? p.m : 1;
+    b_operand(s, b_shape_of(s, in), p.k, p.n, rank, ms.b_dims, ms.b_strides);
+    if (!fold) {
+      int64_t stride = p.k * p.n;
+      for (size_t i = p.batch_rank; i-- > 0;) {
+        ms.b_dims[i] = p.b_batch[i];
+        ms.b_strides[i] = stride;
+        stride *= p.b_batch[i];
+      }
+    }
+    actx_dnnl_cache *cache = s->b_packed && fold ? s->packed_ops : s->ops;
+    actx_dnnl_op *op = NULL;
+    st = actx_dnnl_cache_matmul(cache, &ms, &op, why);
+    if (st == ACTX_OK) {
+      st = actx_dnnl_run(op, in[0].data, cache == s->packed_ops ? NULL : in[1].data, NULL, acc,
+                         threads_of(par), why);
+      actx_dnnl_cache_release(cache, op);
+    }
+    if (st != ACTX_OK) {
+      free(acc);
+      return st;
+    }
+  }
+  round_out(s, &p, acc, out[0].data, count, use_c ? &in[2] : NULL, par);
+  free(acc);
+  return ACTX_OK;
+}
+
+const actx_bf16_family actx_bf16_family_matmul = {
+    .create = create, .pack = pack, .shapes = shapes, .run = run, .destroy = destroy};

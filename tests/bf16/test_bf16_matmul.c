@@ -1,0 +1,512 @@
+/* MatMul and Gemm of the bfloat16 service (bf16_matmul.c over oneDNN) against a double
+ * reference.
+ *
+ * The bound: the operands are exact bfloat16 values, so each product a·b (8 + 8 significant
+ * bits) is exact in float32 and float32 accumulation of K of them errs by at most
+ * K·u·Σ|a·b| (u = 2^-24), in any order, with or without fused multiply-adds. Gemm adds
+ * alpha·acc and beta·c: three more roundings of u. The one final rounding to bfloat16 adds at
+ * most half an ulp: 2^-8 of the value. So each output y of exact value r satisfies
+ *   |y - r| <= 2^-8·|r| + (1 + 2^-8)·(K + 3)·2^-24·(|alpha|·Σ|a·b| + |beta·c|),
+ * and NaN where r is NaN (quiet), the same infinity where r is infinite. Values are kept away
+ * from the subnormal range, whose absolute spacing the bound does not cover.
+ *
+ * Also: packed (constant) and runtime B give the same bits on hosts where oneDNN computes in
+ * float32 (the same primitive either way; elsewhere both meet the bound); two threads running
+ * one kernel at once give the bits of one; bad shapes and attributes are
+ * ACTX_ERROR_INVALID_ARGUMENT with a message. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf16.h"
+#include "bf16_dnnl.h"
+#include "half.h"
+
+static int failures, checked;
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                        \
+    }                                                                    \
+  } while (0)
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+static uint32_t next(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (uint32_t)(rng >> 32);
+}
+/* a bfloat16 of either sign in [2^-6, 4): normal, varied exponents and mantissas */
+static uint16_t random_bf16(void) {
+  const float mag = ldexpf(1.0f + (float)(next() & 0xFFFF) / 65536.0f, (int)(next() % 8) - 6);
+  return actx_f32_to_bf16(next() & 1 ? -mag : mag);
+}
+
+static actx_shape shape_of(size_t rank, const int64_t *dims) {
+  actx_shape s = {.rank = rank};
+  for (size_t i = 0; i < rank; i++) s.dims[i] = dims[i];
+  return s;
+}
+
+static actx_tensor tensor(actx_shape s, bool fill) {
+  const size_t n = (size_t)actx_shape_elements(&s);
+  uint16_t *d = malloc(n > 0 ? n * 2 : 2);
+  if (fill)
+    for (size_t i = 0; i < n; i++) d[i] = random_bf16();
+  return (actx_tensor){.elem = ACTX_ELEM_BF16, .shape = s, .data = d};
+}
+
+typedef struct gemm_attrs {
+  bool gemm, has_c;
+  int64_t trans_a, trans_b;
+  float alpha, beta;
+} gemm_attrs;
+
+static actx_bf16_node node_of(const gemm_attrs *g) {
+  actx_bf16_node n = {.op = g->gemm ? ACTX_BF16_OP_GEMM : ACTX_BF16_OP_MATMUL,
+                      .since_version = 13, .n_inputs = g->gemm && g->has_c ? 3 : 2,
+                      .n_outputs = 1, .input_present = {true, true, g->gemm && g->has_c},
+                      .output_present = {true}};
+  if (g->gemm) {
+    n.attrs.has_alpha = n.attrs.has_beta = n.attrs.has_trans_a = n.attrs.has_trans_b = true;
+    n.attrs.alpha = g->alpha;
+    n.attrs.beta = g->beta;
+    n.attrs.trans_a = g->trans_a;
+    n.attrs.trans_b = g->trans_b;
+  }
+  return n;
+}
+
+/* element (batch index over out's batch dims) of an operand of the given rank, numpy-style */
+static size_t batch_offset(const actx_shape *op, size_t op_mat_rank, const actx_shape *out_batch,
+                           const int64_t *idx) {
+  /* op's batch dims are its dims[0 .. rank - op_mat_rank) aligned right with out_batch */
+  const size_t ob = op->rank > op_mat_rank ? op->rank - op_mat_rank : 0;
+  size_t off = 0;
+  for (size_t i = 0; i < ob; i++) {
+    const int64_t d = op->dims[i];
+    const int64_t j = idx[out_batch->rank - ob + i];
+    off = off * (size_t)d + (size_t)(d == 1 ? 0 : j);
+  }
+  return off;
+}
+
+/* Checks y against the double reference of A·B (MatMul) or alpha·A'·B' + beta·C (Gemm). */
+static void check_against_reference(const gemm_attrs *g, const actx_tensor *a,
+                                    const actx_tensor *b, const actx_tensor *c,
+                                    const actx_tensor *y, const char *label) {
+  const actx_shape *as = &a->shape, *bs = &b->shape;
+  int64_t m, k, n;
+  actx_shape out_batch = {.rank = 0};
+  if (g->gemm) {
+    m = as->dims[g->trans_a ? 1 : 0], k = as->dims[g->trans_a ? 0 : 1];
+    n = bs->dims[g->trans_b ? 0 : 1];
+  } else {
+    m = as->rank == 1 ? 1 : as->dims[as->rank - 2];
+    k = as->dims[as->rank - 1];
+    n = bs->rank == 1 ? 1 : bs->dims[bs->rank - 1];
+    actx_shape ab = {.rank = as->rank > 2 ? as->rank - 2 : 0};
+    actx_shape bb = {.rank = bs->rank > 2 ? bs->rank - 2 : 0};
+    for (size_t i = 0; i < ab.rank; i++) ab.dims[i] = as->dims[i];
+    for (size_t i = 0; i < bb.rank; i++) bb.dims[i] = bs->dims[i];
+    if (!actx_shape_broadcast(&ab, &bb, &out_batch)) {
+      CHECK(!"reference: batch does not broadcast");
+      return;
+    }
+  }
+  const int64_t batches = actx_shape_elements(&out_batch);
+  CHECK(actx_shape_elements(&y->shape) == batches * m * n);
+  const uint16_t *ad = a->data, *bd = b->data, *yd = y->data;
+  int64_t idx[ACTX_BF16_MAX_RANK] = {0};
+  int bad = 0;
+  for (int64_t t = 0; t < batches; t++) {
+    const size_t ao = batch_offset(as, as->rank == 1 ? 1 : 2, &out_batch, idx) * (size_t)(m * k);
+    const size_t bo = batch_offset(bs, bs->rank == 1 ? 1 : 2, &out_batch, idx) * (size_t)(k * n);
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double sum = 0, mag = 0;
+        for (int64_t p = 0; p < k; p++) {
+          const size_t ai = g->gemm && g->trans_a ? (size_t)(p * m + i) : (size_t)(i * k + p);
+          const size_t bi = g->gemm && g->trans_b ? (size_t)(j * k + p) : (size_t)(p * n + j);
+          const double prod = (double)actx_bf16_to_f32(ad[ao + ai]) *
+                              (double)actx_bf16_to_f32(bd[bo + bi]);
+          sum += prod;
+          mag += fabs(prod);
+        }
+        double r = sum;
+        if (g->gemm) {
+          r = (double)g->alpha * sum;
+          mag = fabs((double)g->alpha) * mag;
+          if (g->has_c && g->beta != 0.0f) {
+            const actx_shape *cs = &c->shape;
+            const int64_t rows = cs->rank == 2 ? cs->dims[0] : 1;
+            const int64_t cols = cs->rank >= 1 ? cs->dims[cs->rank - 1] : 1;
+            const double cv = (double)g->beta * actx_bf16_to_f32(((const uint16_t *)c->data)[
+                                  (rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)]);
+            r += cv;
+            mag += fabs(cv);
+          }
+        }
+        const uint16_t got = yd[(size_t)((t * m + i) * n + j)];
+        const float yv = actx_bf16_to_f32(got);
+        bool ok;
+        if (isnan(r)) {
+          ok = isnan(yv) && (got & 0x0040u) != 0;
+        } else if (isinf(r)) {
+          ok = yv == (float)r;
+        } else {
+          const double bound =
+              ldexp(fabs(r), -8) + (1 + ldexp(1, -8)) * (double)(k + 3) * ldexp(mag, -24);
+          ok = fabs((double)yv - r) <= bound;
+        }
+        checked++;
+        if (!ok && bad++ < 3) {
+          fprintf(stderr, "%s: y[%lld][%lld][%lld] = %.9g (0x%04x), reference %.12g\n", label,
+                  (long long)t, (long long)i, (long long)j, yv, got, r);
+          failures++;
+        }
+      }
+    for (size_t d = out_batch.rank; d-- > 0;) /* next batch index */
+      if (++idx[d] < out_batch.dims[d]) break;
+      else idx[d] = 0;
+  }
+}
+
+/* Runs one case: a kernel with B at run time, and one with B packed; both against the
+ * reference; the two compared bit for bit where oneDNN computes in float32. */
+static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_tensor c,
+                     const char *label) {
+  const actx_bf16_node node = node_of(g);
+  actx_tensor outs[2];
+  for (int packed = 0; packed < 2; packed++) {
+    actx_bf16_kernel *k = NULL;
+    const char *why = NULL;
+    actx_status st = actx_bf16_kernel_create(&node, &k, &why);
+    CHECK(st == ACTX_OK);
+    if (st != ACTX_OK) {
+      fprintf(stderr, "%s: create: %s\n", label, why);
+      return;
+    }
+    actx_tensor in[3] = {a, b, c};
+    if (packed) {
+      bool was_packed = false;
+      CHECK(actx_bf16_kernel_pack(k, 1, &b, &was_packed, &why) == ACTX_OK);
+      if (was_packed) in[1] = ACTX_TENSOR_ABSENT;
+    }
+    const size_t n_in = g->gemm && g->has_c ? 3 : 2;
+    actx_tensor y = {.elem = ACTX_ELEM_COUNT};
+    st = actx_bf16_kernel_shapes(k, in, n_in, &y, 1, &why);
+    CHECK(st == ACTX_OK);
+    if (st != ACTX_OK) fprintf(stderr, "%s: shapes: %s\n", label, why);
+    y.data = malloc((size_t)actx_shape_elements(&y.shape) * 2 + 2);
+    const actx_parallel par = {.max_tasks = 2};
+    st = actx_bf16_kernel_run(k, in, n_in, &y, 1, packed ? &par : NULL, &why);
+    CHECK(st == ACTX_OK);
+    if (st != ACTX_OK) fprintf(stderr, "%s: run: %s\n", label, why);
+    else check_against_reference(g, &a, &b, &c, &y, label);
+    outs[packed] = y;
+    actx_bf16_kernel_destroy(k);
+  }
+  const size_t n = (size_t)actx_shape_elements(&outs[0].shape);
+  CHECK(outs[0].shape.rank == outs[1].shape.rank);
+  if (!actx_dnnl_native_bf16()) CHECK(memcmp(outs[0].data, outs[1].data, n * 2) == 0);
+  free(outs[0].data);
+  free(outs[1].data);
+}
+
+static void matmul_case(size_t ra, const int64_t *ad, size_t rb, const int64_t *bd,
+                        size_t ry, const int64_t *yd) {
+  const gemm_attrs g = {.gemm = false};
+  actx_tensor a = tensor(shape_of(ra, ad), true), b = tensor(shape_of(rb, bd), true);
+  char label[96];
+  snprintf(label, sizeof label, "MatMul rank %zu x rank %zu (%lld x %lld)", ra, rb,
+           (long long)ad[ra - 1], (long long)bd[0]);
+  /* the output shape numpy gives */
+  const actx_bf16_node node = node_of(&g);
+  actx_bf16_kernel *k = NULL;
+  const char *why;
+  if (actx_bf16_kernel_create(&node, &k, &why) == ACTX_OK) {
+    actx_tensor in[2] = {a, b}, y;
+    CHECK(actx_bf16_kernel_shapes(k, in, 2, &y, 1, &why) == ACTX_OK);
+    CHECK(y.elem == ACTX_ELEM_BF16 && y.shape.rank == ry);
+    for (size_t i = 0; i < ry && i < y.shape.rank; i++) CHECK(y.shape.dims[i] == yd[i]);
+    actx_bf16_kernel_destroy(k);
+  }
+  run_case(&g, a, b, ACTX_TENSOR_ABSENT, label);
+  free(a.data);
+  free(b.data);
+}
+
+static void gemm_case(int64_t m, int64_t k, int64_t n, int ta, int tb, float alpha, float beta,
+                      int c_kind) {
+  /* c_kind: 0 none, 1 [N], 2 [1, N], 3 [M, 1], 4 [M, N], 5 scalar */
+  const gemm_attrs g = {.gemm = true, .has_c = c_kind != 0, .trans_a = ta, .trans_b = tb,
+                        .alpha = alpha, .beta = beta};
+  const int64_t adims[2] = {ta ? k : m, ta ? m : k}, bdims[2] = {tb ? n : k, tb ? k : n};
+  actx_tensor a = tensor(shape_of(2, adims), true), b = tensor(shape_of(2, bdims), true);
+  actx_tensor c = ACTX_TENSOR_ABSENT;
+  const int64_t c_dims[6][2] = {{0}, {n}, {1, n}, {m, 1}, {m, n}, {0}};
+  const size_t c_rank[6] = {0, 1, 2, 2, 2, 0};
+  if (c_kind != 0) c = tensor(shape_of(c_rank[c_kind], c_dims[c_kind]), true);
+  char label[96];
+  snprintf(label, sizeof label, "Gemm %lldx%lldx%lld tA %d tB %d alpha %g beta %g C %d",
+           (long long)m, (long long)k, (long long)n, ta, tb, alpha, beta, c_kind);
+  run_case(&g, a, b, c, label);
+  free(a.data);
+  free(b.data);
+  free(c.data);
+}
+
+/* ---- bad input ----------------------------------------------------------------------------- */
+
+static void expect_shapes_error(const gemm_attrs *g, actx_tensor *in, size_t n_in,
+                                const char *needle) {
+  const actx_bf16_node node = node_of(g);
+  actx_bf16_kernel *k = NULL;
+  const char *why = NULL;
+  CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_OK);
+  if (k == NULL) return;
+  actx_tensor y;
+  CHECK(actx_bf16_kernel_shapes(k, in, n_in, &y, 1, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  CHECK(why != NULL && strstr(why, needle) != NULL);
+  if (why == NULL || strstr(why, needle) == NULL) fprintf(stderr, "  message: %s\n", why);
+  y = (actx_tensor){.elem = ACTX_ELEM_BF16, .data = in[0].data};
+  CHECK(actx_bf16_kernel_run(k, in, n_in, &y, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  actx_bf16_kernel_destroy(k);
+}
+
+static void bad_input(void) {
+  const gemm_attrs mm = {.gemm = false}, gm = {.gemm = true, .alpha = 1, .beta = 1};
+  const int64_t d23[] = {2, 3}, d43[] = {4, 3}, d34[] = {3, 4}, d234[] = {2, 3, 4},
+                d534[] = {5, 3, 4}, d24[] = {2, 4}, d5[] = {5};
+  actx_tensor a = tensor(shape_of(2, d23), true), b = tensor(shape_of(2, d43), true);
+  actx_tensor in[3] = {a, b};
+  expect_shapes_error(&mm, in, 2, "inner"); /* K mismatch: 3 vs 4 */
+  actx_tensor scalar = {.elem = ACTX_ELEM_BF16, .shape = {.rank = 0}, .data = a.data};
+  in[1] = scalar;
+  expect_shapes_error(&mm, in, 2, "scalar");
+  actx_tensor b3 = tensor(shape_of(3, d234), true), a3 = tensor(shape_of(3, d534), true);
+  in[0] = a3, in[1] = b3; /* batch 5 vs 2, 4 x 3... */
+  in[1].shape = shape_of(3, (const int64_t[]){2, 4, 3});
+  expect_shapes_error(&mm, in, 2, "broadcast");
+  in[0] = a3, in[1] = tensor(shape_of(2, d34), true);
+  expect_shapes_error(&gm, in, 2, "2-D"); /* Gemm of a 3-D A */
+  free(in[1].data);
+  in[0] = a, in[1] = tensor(shape_of(2, d34), true);
+  in[2] = tensor(shape_of(1, d5), true); /* C [5] for Y [2, 4] */
+  gemm_attrs gc = gm;
+  gc.has_c = true;
+  expect_shapes_error(&gc, in, 3, "C");
+  in[2].shape = shape_of(2, d24);
+  in[2].elem = ACTX_ELEM_F32;
+  expect_shapes_error(&gc, in, 3, "C");
+  in[2].elem = ACTX_ELEM_BF16;
+  in[1].elem = ACTX_ELEM_F32;
+  expect_shapes_error(&gc, in, 3, "bfloat16");
+  free(in[1].data);
+  free(in[2].data);
+
+  /* attributes and declared types: refused at creation */
+  const char *why = NULL;
+  actx_bf16_kernel *k = NULL;
+  gemm_attrs g2 = gm;
+  g2.trans_a = 2;
+  actx_bf16_node node = node_of(&g2);
+  CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_ERROR_INVALID_ARGUMENT && k == NULL);
+  CHECK(strstr(why, "transA") != NULL);
+  node = node_of(&mm);
+  node.input_elems[1] = ACTX_ELEM_F32;
+  CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_ERROR_INVALID_ARGUMENT && k == NULL);
+  CHECK(strstr(why, "bfloat16") != NULL);
+
+  /* the output's shape must be _shapes' */
+  node = node_of(&mm);
+  CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_OK);
+  in[0] = a, in[1] = tensor(shape_of(2, d34), true);
+  actx_tensor y = tensor(shape_of(2, d23), false);
+  CHECK(actx_bf16_kernel_run(k, in, 2, &y, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(why, "shape") != NULL);
+  actx_bf16_kernel_destroy(k);
+  free(y.data);
+  free(in[1].data);
+  free(a.data);
+  free(b.data);
+  free(a3.data);
+  free(b3.data);
+}
+
+/* ---- NaN and infinity ---------------------------------------------------------------------- */
+
+static void special_values(void) {
+  const gemm_attrs g = {.gemm = false};
+  const int64_t ad[] = {4, 6}, bd[] = {6, 5};
+  actx_tensor a = tensor(shape_of(2, ad), true), b = tensor(shape_of(2, bd), true);
+  uint16_t *ap = a.data, *bp = b.data;
+  ap[0 * 6 + 2] = 0x7FC1;          /* a quiet NaN: row 0 all NaN */
+  ap[1 * 6 + 3] = 0xFF81;          /* a signalling NaN: row 1 NaN, made quiet */
+  ap[2 * 6 + 1] = 0x7F80;          /* +inf in row 2 */
+  bp[1 * 5 + 0] = 0x0000;          /* ... times +0 in column 0: NaN; other columns +-inf */
+  ap[3 * 6 + 0] = 0x7F80, ap[3 * 6 + 5] = 0xFF80; /* +inf and -inf in one row: NaN or inf */
+  run_case(&g, a, b, ACTX_TENSOR_ABSENT, "MatMul NaN / Inf");
+  free(a.data);
+  free(b.data);
+}
+
+/* ---- two threads, one kernel --------------------------------------------------------------- */
+
+typedef struct job {
+  const actx_bf16_kernel *k;
+  actx_tensor in[2];
+  actx_tensor y;
+  actx_status st;
+} job;
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  const char *why;
+  for (int r = 0; r < 20 && j->st == ACTX_OK; r++)
+    j->st = actx_bf16_kernel_run(j->k, j->in, 2, &j->y, 1, NULL, &why);
+  return NULL;
+}
+
+static void concurrent(bool packed) {
+  const gemm_attrs g = {.gemm = false};
+  const actx_bf16_node node = node_of(&g);
+  actx_bf16_kernel *k = NULL;
+  const char *why;
+  CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_OK);
+  if (k == NULL) return;
+  const int64_t ad[] = {3, 17, 40}, bd[] = {40, 33};
+  actx_tensor a = tensor(shape_of(3, ad), true), b = tensor(shape_of(2, bd), true);
+  bool was = false;
+  if (packed) CHECK(actx_bf16_kernel_pack(k, 1, &b, &was, &why) == ACTX_OK && was);
+  const int64_t yd[] = {3, 17, 33};
+  job jobs[2];
+  for (int t = 0; t < 2; t++)
+    jobs[t] = (job){.k = k, .in = {a, packed ? ACTX_TENSOR_ABSENT : b},
+                    .y = tensor(shape_of(3, yd), false), .st = ACTX_OK};
+  actx_tensor ref = tensor(shape_of(3, yd), false);
+  CHECK(actx_bf16_kernel_run(k, jobs[0].in, 2, &ref, 1, NULL, &why) == ACTX_OK);
+  pthread_t th[2];
+  for (int t = 0; t < 2; t++) pthread_create(&th[t], NULL, run_job, &jobs[t]);
+  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+  for (int t = 0; t < 2; t++) {
+    CHECK(jobs[t].st == ACTX_OK);
+    CHECK(memcmp(jobs[t].y.data, ref.data, 3 * 17 * 33 * 2) == 0);
+    free(jobs[t].y.data);
+  }
+  free(ref.data);
+  free(a.data);
+  free(b.data);
+  actx_bf16_kernel_destroy(k);
+}
+
+/* ---- the rounding pass -------------------------------------------------------------------- */
+
+static void serial_for(void *ctx, actx_task_fn task, void *task_ctx, size_t n) {
+  (void)ctx;
+  for (size_t i = n; i-- > 0;) task(task_ctx, i); /* any order */
+}
+
+/* actx_dnnl_round is actx_f32_to_bf16 (src/half.h) element for element: on 2^24 bit patterns
+ * spread over all of float32 (every exponent, sign, NaN payloads, subnormals, the rounding
+ * boundaries of each low half), split over tasks or not. */
+static void rounding_pass(void) {
+  const size_t n = (size_t)1 << 24;
+  float *f = malloc(n * sizeof *f);
+  uint16_t *y = malloc(n * 2);
+  for (size_t i = 0; i < n; i++) {
+    /* the high 24 bits walk; the low 8 take the values around the half-way point 0x8000 */
+    static const uint32_t low[8] = {0x0000, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x0001, 0x4000,
+                                    0xC000};
+    const uint32_t u = (uint32_t)(i << 8) | (low[i & 7] & 0xFFu) | (low[i & 7] & 0xFF00u);
+    memcpy(&f[i], &u, 4);
+  }
+  const actx_parallel par = {.parallel_for = serial_for, .max_tasks = 7};
+  for (int split = 0; split < 2; split++) {
+    memset(y, 0, n * 2);
+    actx_dnnl_round(f, y, n, split ? &par : NULL);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += y[i] != actx_f32_to_bf16(f[i]);
+    CHECK(bad == 0);
+  }
+  free(f);
+  free(y);
+}
+
+int main(void) {
+  rounding_pass();
+  if (!actx_dnnl_available()) {
+    /* the service without oneDNN: MatMul and Gemm refuse, saying why */
+    const gemm_attrs g = {.gemm = false};
+    const actx_bf16_node node = node_of(&g);
+    actx_bf16_kernel *k = NULL;
+    const char *why = NULL;
+    CHECK(actx_bf16_kernel_create(&node, &k, &why) != ACTX_OK && k == NULL);
+    CHECK(why != NULL && strstr(why, "oneDNN not available") != NULL);
+    printf("test_bf16_matmul: skipped: oneDNN not available in this build\n");
+    return failures ? 1 : 0;
+  }
+  /* MatMul: A shape, B shape, the output numpy gives */
+#define MM(ra, rb, ry, ...)                                                            \
+  do {                                                                                 \
+    const int64_t dims[] = {__VA_ARGS__};                                              \
+    matmul_case(ra, dims, rb, dims + (ra), ry, dims + (ra) + (rb));                    \
+  } while (0)
+  MM(2, 2, 2, 1, 1, 1, 1, 1, 1);
+  MM(2, 2, 2, 1, 5, 5, 7, 1, 7);       /* M = 1 */
+  MM(2, 2, 2, 5, 1, 1, 7, 5, 7);       /* K = 1 */
+  MM(2, 2, 2, 5, 7, 7, 1, 5, 1);       /* N = 1 */
+  MM(2, 2, 2, 13, 17, 17, 19, 13, 19); /* odd */
+  MM(2, 2, 2, 33, 300, 300, 65, 33, 65);
+  MM(3, 3, 3, 3, 5, 7, 3, 7, 4, 3, 5, 4);           /* batched */
+  MM(3, 2, 3, 3, 5, 7, 7, 4, 3, 5, 4);              /* B shared: folded into M */
+  MM(3, 3, 3, 1, 5, 7, 3, 7, 4, 3, 5, 4);           /* A broadcast */
+  MM(4, 3, 4, 2, 1, 5, 7, 3, 7, 4, 2, 3, 5, 4);     /* 4-D x 3-D, both broadcast */
+  MM(4, 4, 4, 2, 3, 5, 7, 1, 3, 7, 4, 2, 3, 5, 4);  /* B broadcast over the first */
+  MM(2, 4, 4, 5, 7, 2, 3, 7, 4, 2, 3, 5, 4);        /* 2-D A, 4-D B */
+  MM(4, 4, 4, 1, 1, 5, 7, 1, 1, 7, 4, 1, 1, 5, 4);  /* batch dims of 1 */
+  MM(1, 2, 1, 7, 7, 4, 4);                          /* 1-D A */
+  MM(2, 1, 1, 5, 7, 7, 5);                          /* 1-D B */
+  MM(1, 1, 0, 7, 7);                                /* both 1-D: a scalar */
+  MM(1, 3, 2, 7, 2, 7, 4, 2, 4);                    /* 1-D A, batched B */
+  MM(3, 1, 2, 2, 5, 7, 7, 2, 5);                    /* batched A, 1-D B */
+  MM(2, 2, 2, 5, 0, 0, 4, 5, 4);                    /* K = 0: zeros */
+  MM(2, 2, 2, 0, 7, 7, 4, 0, 4);                    /* M = 0: empty */
+  MM(2, 2, 2, 5, 7, 7, 0, 5, 0);                    /* N = 0: empty */
+  MM(3, 2, 3, 0, 5, 7, 7, 4, 0, 5, 4);              /* batch 0 */
+  MM(3, 3, 3, 2, 5, 0, 2, 0, 4, 2, 5, 4);           /* batched, K = 0 */
+#undef MM
+  /* Gemm: transposes, alpha / beta, every form of C, K = 0 */
+  for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++)
+      for (int c = 0; c < 6; c++) gemm_case(9, 13, 11, ta, tb, c % 2 ? 0.5f : 1.0f, 2.0f, c);
+  gemm_case(1, 64, 48, 0, 1, 1.0f, 1.0f, 1); /* a linear layer at M = 1 */
+  gemm_case(4, 0, 6, 0, 0, 1.0f, 1.0f, 4);   /* K = 0: beta·C */
+  gemm_case(4, 0, 6, 1, 1, 1.0f, 1.0f, 0);   /* K = 0, no C: zeros */
+  gemm_case(0, 5, 6, 0, 0, 1.0f, 1.0f, 1);   /* M = 0 */
+  gemm_case(3, 5, 6, 0, 0, -1.5f, 0.0f, 4);  /* beta 0 */
+  {
+    /* beta == 0: C is not read (a NaN there does not reach Y), as in ONNX Runtime */
+    const gemm_attrs g = {.gemm = true, .has_c = true, .alpha = 1, .beta = 0};
+    const int64_t d[] = {3, 3};
+    actx_tensor a = tensor(shape_of(2, d), true), b = tensor(shape_of(2, d), true);
+    actx_tensor c = tensor(shape_of(2, d), true);
+    ((uint16_t *)c.data)[4] = 0x7FC0;
+    run_case(&g, a, b, c, "Gemm beta 0, NaN in C");
+    free(a.data), free(b.data), free(c.data);
+  }
+  special_values();
+  bad_input();
+  concurrent(false);
+  concurrent(true);
+  if (failures) {
+    fprintf(stderr, "test_bf16_matmul: %d failures\n", failures);
+    return 1;
+  }
+  printf("test_bf16_matmul: %d outputs within the bound (oneDNN computes in %s)\n", checked,
+         actx_dnnl_native_bf16() ? "bfloat16 hardware" : "float32: no bfloat16 hardware here");
+  return 0;
+}
