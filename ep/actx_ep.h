@@ -18,6 +18,11 @@
  *   compute.c  running claims, one actx_compute() each: a compiled node's (OrtNodeComputeInfo)
  *              or a registered kernel's (OrtKernelImpl)
  *   status.c   the EP's error statuses and log lines
+ * and the second service, the bfloat16 nodes ORT cannot run (bf16_ep.h):
+ *   bf16_attrs.c    one reader of a node's op, attributes and element types (OrtNode or
+ *                   OrtKernelInfo) into the bfloat16 service's actx_bf16_node
+ *   bf16_claim.c    GetCapability's decision for a bfloat16 node
+ *   bf16_kernels.c  their registered kernels: registration, PrePackWeight, Compute
  */
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
@@ -357,6 +362,17 @@ OrtStatus *actx_ep_group_signature(const OrtApi *api, const OrtNode *const *node
                                    uint64_t *out);
 
 /* ---- compute.c ----------------------------------------------------------------------------- */
+
+/* ORT's intra-op pool as an actx_parallel: actx_ep_ort_parallel_for forwards to
+ * KernelContext_ParallelFor, its runner_ctx an actx_ep_ort_runner. ORT 1.30 has no getter for
+ * the session's intra-op thread count, so max_tasks is SIZE_MAX: the pool hands the tasks to
+ * as many threads as it has. */
+typedef struct actx_ep_ort_runner {
+  const OrtApi *api;
+  const OrtKernelContext *context;
+} actx_ep_ort_runner;
+void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ctx,
+                              size_t num_tasks);
 
 /* One activation of a compiled node. */
 typedef struct actx_ep_step {
