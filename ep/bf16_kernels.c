@@ -93,9 +93,11 @@ static OrtStatus *kernel_compute(OrtKernelImpl *self, OrtKernelContext *context)
   for (size_t i = 0; i < n_in; i++) {
     in[i] = ACTX_TENSOR_ABSENT;
     const OrtValue *value = NULL;
-    /* an optional input left out, or a constant ORT freed once the kernel packed it */
+    int has_value = 0;
+    /* an optional input left out (no value), or a constant ORT freed once the kernel packed it
+     * (ORT 1.30 then passes an OrtValue that holds nothing) */
     if (i >= n_ctx_in || (st = api->KernelContext_GetInput(context, i, &value)) != NULL ||
-        value == NULL) {
+        value == NULL || (st = api->HasValue(value, &has_value)) != NULL || !has_value) {
       if (st != NULL) return st;
       continue;
     }
