@@ -105,8 +105,12 @@ static OrtStatus *node_attr(const OrtApi *api, const OrtNode *node, const attr_r
   }
   size_t size = 0; /* bytes */
   switch (row->kind) {
-    case ATTR_INT: return api->ReadOpAttr(attr, type, dst, sizeof(int64_t), &size);
-    case ATTR_FLOAT: return api->ReadOpAttr(attr, type, dst, sizeof(float), &size);
+    case ATTR_INT:
+      if ((st = api->ReadOpAttr(attr, type, dst, sizeof(int64_t), &size)) != NULL) return st;
+      break;
+    case ATTR_FLOAT:
+      if ((st = api->ReadOpAttr(attr, type, dst, sizeof(float), &size)) != NULL) return st;
+      break;
     case ATTR_INTS:
     case ATTR_STRING: {
       const size_t elem = row->kind == ATTR_INTS ? sizeof(int64_t) : 1;
