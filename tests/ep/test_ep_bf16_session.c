@@ -13,7 +13,8 @@
  * inputs, ORT's pool) is tested whatever the real families are. Also: `none` takes nothing (ORT's
  * error), a bad attribute leaves the node to ORT (whose error names it), a float32 feed of a
  * bfloat16 input is refused with a clear status, empty tensors, and two threads running one
- * session give the same bits as one. */
+ * session give the same bits as one. The bfloat16 activations (claim.c's) go to actx under `auto`
+ * at every size. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -407,6 +408,48 @@ static void check_wrong_dtype(void) {
   free(model);
 }
 
+/* The bfloat16 activations, the activation service's (ep/claim.c): `auto` takes them at any
+ * size, since ORT cannot run them (a declined one would fail the session). */
+static void check_activations(void) {
+  static const struct {
+    const char *op, *domain, *approximate;
+    bool bias;
+  } ops[] = {
+      {"Erf", "", NULL, false},         {"Tanh", "", NULL, false},
+      {"Sigmoid", "", NULL, false},     {"Gelu", "", NULL, false},
+      {"Gelu", "", "tanh", false},      {"Gelu", ACTX_MODEL_MS_DOMAIN, NULL, false},
+      {"FastGelu", ACTX_MODEL_MS_DOMAIN, NULL, false},
+      {"FastGelu", ACTX_MODEL_MS_DOMAIN, NULL, true},
+      {"BiasGelu", ACTX_MODEL_MS_DOMAIN, NULL, true},
+      {"QuickGelu", ACTX_MODEL_MS_DOMAIN, NULL, false},
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    ep_model_spec spec = {.op_type = ops[i].op, .domain = ops[i].domain,
+                          .elem_type = ACTX_ELEM_BFLOAT16, .rank = 2, .dims = {3, 5},
+                          .approximate = ops[i].approximate, .bias = ops[i].bias,
+                          .bias_rank = 1, .bias_dims = {5}};
+    if (!ops[i].bias) spec.bias_rank = 0;
+    uint8_t *model = NULL;
+    size_t size = 0;
+    if (ep_build_model(&spec, &model, &size) != 0) {
+      CHECK(false, "%s: model", ops[i].op);
+      continue;
+    }
+    const ep_session_spec with_ep = {.policy = "auto", .threads = 1};
+    actx_ort_session *s = NULL;
+    actx_ort_error err;
+    if (ep_session_create(model, size, &with_ep, &s, &err) != 0) {
+      CHECK(false, "bfloat16 %s%s: %s", ops[i].op, ops[i].bias ? " with bias" : "", err.message);
+    } else {
+      char ep[64];
+      ep_node_ep(s, EP_TEST_NODE, ep, sizeof ep);
+      CHECK(strcmp(ep, "actx") == 0, "bfloat16 %s under auto runs on '%s'", ops[i].op, ep);
+      actx_ort_session_free(s);
+    }
+    free(model);
+  }
+}
+
 /* ---- concurrent Run() -------------------------------------------------------------------- */
 
 #define N_THREADS 2
@@ -473,6 +516,7 @@ int main(int argc, char **argv) {
   if (ep_test_init(argc, argv) != 0) return 2;
   g_probe = argc > 2 && strcmp(argv[2], "probe") == 0;
   for (int id = 0; id < CASE_COUNT; id++) check_case((case_id)id);
+  check_activations();
   check_none();
   check_bad_attribute();
   check_wrong_dtype();
