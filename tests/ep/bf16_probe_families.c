@@ -141,8 +141,8 @@ static actx_status probe_create(const actx_bf16_node *node, void **state, const 
   if (node->op != ACTX_BF16_OP_RELU && node->op != ACTX_BF16_OP_ADD &&
       node->op != ACTX_BF16_OP_MUL)
     return actx_bf16_fail(why, "operator not served by the probe");
-  for (size_t i = 0; i < node->n_inputs; i++)
-    if (node->input_elems[i] != ACTX_ELEM_BF16) return actx_bf16_fail(why, "not bfloat16");
+  /* no element type check: the EP's claim alone must keep a float32 Add ORT's, and
+   * test_ep_bf16_session checks that it does */
   probe *p = calloc(1, sizeof *p);
   if (p == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   p->op = node->op;

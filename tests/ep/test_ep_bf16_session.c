@@ -11,10 +11,10 @@
  * actx_ep_bf16_probe (argument "probe": Relu, Add and Mul by tests/ep/bf16_probe_families.c),
  * those cases must run, so the EP's plumbing (claim, registry, PrePackWeight of constant
  * inputs, ORT's pool) is tested whatever the real families are. Also: `none` takes nothing (ORT's
- * error), a bad attribute leaves the node to ORT (whose error names it), a float32 feed of a
- * bfloat16 input is refused with a clear status, empty tensors, and two threads running one
- * session give the same bits as one. The bfloat16 activations (claim.c's) go to actx under `auto`
- * at every size. */
+ * error), a float32 Add stays ORT's, a bad attribute leaves the node to ORT (whose error names
+ * it), a float32 feed of a bfloat16 input is refused with a clear status, empty tensors, and two
+ * threads running one session give the same bits as one. The bfloat16 activations (claim.c's)
+ * go to actx under `auto` at every size. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -383,6 +383,25 @@ static void check_bad_attribute(void) {
   free(model);
 }
 
+/* A float32 Add is not the bfloat16 service's: ORT runs it (and its result is ORT's). */
+static void check_float32_stays(void) {
+  uint8_t *model = NULL;
+  size_t size = 0;
+  if (build(CASE_ADD_BROADCAST, ACTX_ELEM_FLOAT, &model, &size) != 0) return;
+  const ep_session_spec spec = {.policy = "all", .threads = 1};
+  actx_ort_session *s = NULL;
+  actx_ort_error err;
+  if (ep_session_create(model, size, &spec, &s, &err) != 0) {
+    CHECK(false, "float32 Add: %s", err.message);
+  } else {
+    char ep[64];
+    ep_node_ep(s, "add", ep, sizeof ep);
+    CHECK(strcmp(ep, "CPUExecutionProvider") == 0, "a float32 Add runs on '%s'", ep);
+    actx_ort_session_free(s);
+  }
+  free(model);
+}
+
 /* A float32 feed of a bfloat16 input: a clear status, no run. */
 static void check_wrong_dtype(void) {
   uint8_t *model = NULL;
@@ -517,6 +536,7 @@ int main(int argc, char **argv) {
   g_probe = argc > 2 && strcmp(argv[2], "probe") == 0;
   for (int id = 0; id < CASE_COUNT; id++) check_case((case_id)id);
   check_activations();
+  check_float32_stays();
   check_none();
   check_bad_attribute();
   check_wrong_dtype();
