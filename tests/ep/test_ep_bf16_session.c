@@ -119,7 +119,8 @@ static int build(case_id id, int32_t elem_type, uint8_t **bytes, size_t *size) {
     case CASE_CHAIN:
     case CASE_MATMUL: {
       const bool chain = id == CASE_CHAIN;
-      const int64_t w_dims[2] = {chain ? 256 : 16, 8}, c_dims[2] = {64, 1}; /* W: [256] or [16, 8] */
+      /* W: [256] (chain) or [16, 8] */
+      const int64_t w_dims[2] = {chain ? 256 : 16, 8}, c_dims[2] = {64, 1};
       const size_t w_n = chain ? 256 : 16 * 8;
       uint16_t w[256], cc[64];
       float wf[256], cf[64];
