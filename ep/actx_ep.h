@@ -396,7 +396,7 @@ OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *n
 /* ---- registry.c ---------------------------------------------------------------------------- */
 
 /* The kernel registry OrtEp::GetKernelRegistry returns: one kernel per operator version
- * claim.c serves. */
+ * claim.c serves, and those of the bfloat16 service (bf16_kernels.c). */
 typedef struct actx_ep_registry actx_ep_registry;
 OrtStatus *actx_ep_registry_create(const OrtApi *api, actx_ep_registry **out);
 const OrtKernelRegistry *actx_ep_registry_get(const actx_ep_registry *registry);
