@@ -102,8 +102,9 @@ TSAN_TESTS ?= ^(test_api|stress_threads|bad_input_num_threads_env_4)$$
 FUZZ_KERNELS_SECONDS ?= 1200
 FUZZ_SPLIT_SECONDS   ?= 300
 FUZZ_EP_SECONDS      ?= 2400
+FUZZ_EP_BF16_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS   ?= 60
-FUZZERS = fuzz_kernels fuzz_kernels_split fuzz_ep
+FUZZERS = fuzz_kernels fuzz_kernels_split fuzz_ep fuzz_ep_bf16
 # The fuzzers' sanitizer options: ASAN_ENV's suppressions, without its slower stack checks.
 FUZZ_ENV = ASAN_OPTIONS=suppressions=$(RELIABILITY)/asan.supp \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -137,15 +138,17 @@ test-fuzz: fuzz-build
 	  rc=$$?; grep -E ': [0-9?]+ executions|tests passed|tests failed' fuzz-smoke.log; \
 	  [ $$rc = 0 ] || tail -80 fuzz-smoke.log; exit $$rc
 
-# The fuzzers for their set times, on two lanes (one per core): the kernel fuzzers one after
-# the other, the EP fuzzer beside them. Prints the executions each reached. New inputs land in
-# $(FUZZ_BUILD)/found/<fuzzer>; crashes there too, as crash-<sha1>.
+# The fuzzers for their set times, on two lanes (one per core): the kernel fuzzers and the
+# bfloat16 claims' one after the other, the EP fuzzer beside them. Prints the executions each
+# reached. New inputs land in $(FUZZ_BUILD)/found/<fuzzer>; crashes there too, as crash-<sha1>.
 fuzz: fuzz-build
 	@found=$(FUZZ_BUILD)/found; \
 	( $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_kernels fuzz/corpus/fuzz_kernels $$found/fuzz_kernels \
 	    $(FUZZ_KERNELS_SECONDS) && \
 	  $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_kernels_split fuzz/corpus/fuzz_kernels_split \
-	    $$found/fuzz_kernels_split $(FUZZ_SPLIT_SECONDS) ) & kernels=$$!; \
+	    $$found/fuzz_kernels_split $(FUZZ_SPLIT_SECONDS) && \
+	  { [ ! -x $(FUZZ_BUILD)/fuzz_ep_bf16 ] || $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_ep_bf16 \
+	    fuzz/corpus/fuzz_ep_bf16 $$found/fuzz_ep_bf16 $(FUZZ_EP_BF16_SECONDS); } ) & kernels=$$!; \
 	ep=0; if [ -x $(FUZZ_BUILD)/fuzz_ep ]; then \
 	  $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_ep fuzz/corpus/fuzz_ep $$found/fuzz_ep $(FUZZ_EP_SECONDS) & \
 	  ep=$$!; fi; \

@@ -18,6 +18,11 @@
  *   compute.c  running claims, one actx_compute() each: a compiled node's (OrtNodeComputeInfo)
  *              or a registered kernel's (OrtKernelImpl)
  *   status.c   the EP's error statuses and log lines
+ * and the second service, the bfloat16 nodes ORT cannot run (bf16_ep.h):
+ *   bf16_attrs.c    one reader of a node's op, attributes and element types (OrtNode or
+ *                   OrtKernelInfo) into the bfloat16 service's actx_bf16_node
+ *   bf16_claim.c    GetCapability's decision for a bfloat16 node
+ *   bf16_kernels.c  their registered kernels: registration, PrePackWeight, Compute
  */
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
@@ -358,6 +363,17 @@ OrtStatus *actx_ep_group_signature(const OrtApi *api, const OrtNode *const *node
 
 /* ---- compute.c ----------------------------------------------------------------------------- */
 
+/* ORT's intra-op pool as an actx_parallel: actx_ep_ort_parallel_for forwards to
+ * KernelContext_ParallelFor, its runner_ctx an actx_ep_ort_runner. ORT 1.30 has no getter for
+ * the session's intra-op thread count, so max_tasks is SIZE_MAX: the pool hands the tasks to
+ * as many threads as it has. */
+typedef struct actx_ep_ort_runner {
+  const OrtApi *api;
+  const OrtKernelContext *context;
+} actx_ep_ort_runner;
+void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ctx,
+                              size_t num_tasks);
+
 /* One activation of a compiled node. */
 typedef struct actx_ep_step {
   actx_ep_node node;
@@ -380,7 +396,7 @@ OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *n
 /* ---- registry.c ---------------------------------------------------------------------------- */
 
 /* The kernel registry OrtEp::GetKernelRegistry returns: one kernel per operator version
- * claim.c serves. */
+ * claim.c serves, and those of the bfloat16 service (bf16_kernels.c). */
 typedef struct actx_ep_registry actx_ep_registry;
 OrtStatus *actx_ep_registry_create(const OrtApi *api, actx_ep_registry **out);
 const OrtKernelRegistry *actx_ep_registry_get(const actx_ep_registry *registry);

@@ -63,15 +63,9 @@ typedef struct actx_ep_kernel {
   kernel_step steps[];
 } actx_ep_kernel;
 
-/* ORT's pool as an actx_parallel: forwards to KernelContext_ParallelFor. */
-typedef struct ort_runner {
-  const OrtApi *api;
-  const OrtKernelContext *context;
-} ort_runner;
-
-static void ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ctx,
-                             size_t num_tasks) {
-  const ort_runner *r = runner_ctx;
+void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ctx,
+                              size_t num_tasks) {
+  const actx_ep_ort_runner *r = runner_ctx;
   /* num_batch 0: one work item per task, handed out dynamically to the pool's threads */
   OrtStatus *st = r->api->KernelContext_ParallelFor(r->context, task, num_tasks, 0, task_ctx);
   if (st != NULL) {
@@ -126,8 +120,8 @@ static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
     }
     if ((st = api->GetTensorData(bias, &bias_data)) != NULL) return st;
   }
-  const ort_runner runner = {api, context};
-  const actx_parallel par = {ort_parallel_for, (void *)&runner, SIZE_MAX};
+  const actx_ep_ort_runner runner = {api, context};
+  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, SIZE_MAX};
   const actx_status status = actx_plan_run(step->plan, src, y, n, bias_data, bias_len,
                                            n >= parallel_min_elements(step->node.op) ? &par : NULL);
   if (status != ACTX_OK)

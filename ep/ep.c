@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "actx_ep.h"
+#include "bf16_ep.h"
 
 /* What GetCapability took as one compiled node, for Compile: its steps (single nodes or fused
  * subgraphs, in order) and which of the fused node's inputs is x. */
@@ -348,6 +349,8 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
     if (!list.taken[i]) st = try_fusion(ep, nodes, i, &list);
   for (size_t i = 0; i < n && st == NULL; i++)
     if (!list.taken[i]) st = try_node(ep, nodes, i, &list);
+  /* the bfloat16 nodes ORT cannot run, each a single node (bf16_claim.c) */
+  if (st == NULL) st = actx_ep_bf16_take(api, ep->logger, nodes, n, list.taken, support);
   if (st != NULL || list.n == 0) goto done;
 
   order = malloc(list.n * sizeof *order);

@@ -480,7 +480,13 @@ struct OrtApi {
   void *unused_133_149_[17];
   /* initializers and run configuration */
   OrtStatus *(*AddInitializer)(OrtSessionOptions *options, const char *name, const OrtValue *val);
-  void *unused_151_164_[14];
+  void *unused_151_161_[11];
+  /* kernel info: list attributes (*size: in, the room in out; out, the count; out NULL asks it) */
+  OrtStatus *(*KernelInfoGetAttributeArray_float)(const OrtKernelInfo *info, const char *name,
+                                                  float *out, size_t *size);
+  OrtStatus *(*KernelInfoGetAttributeArray_int64)(const OrtKernelInfo *info, const char *name,
+                                                  int64_t *out, size_t *size);
+  void *unused_164_;
   OrtStatus *(*AddRunConfigEntry)(OrtRunOptions *options, const char *config_key,
                                   const char *config_value);
   void *unused_166_191_[26];
@@ -1087,7 +1093,10 @@ typedef OrtStatus *(*ReleaseEpApiFactoryFn)(OrtEpFactory *factory);
   X(OrtApi, AddFreeDimensionOverrideByName, 124) X(OrtApi, GetAvailableProviders, 125)             \
   X(OrtApi, ReleaseAvailableProviders, 126) X(OrtApi, AddSessionConfigEntry, 130)                  \
   X(OrtApi, CreateAllocator, 131) X(OrtApi, ReleaseAllocator, 132)                                 \
-  X(OrtApi, AddInitializer, 150) X(OrtApi, AddRunConfigEntry, 165) X(OrtApi, HasValue, 192)        \
+  X(OrtApi, AddInitializer, 150)                                                                   \
+  X(OrtApi, KernelInfoGetAttributeArray_float, 162)                                                \
+  X(OrtApi, KernelInfoGetAttributeArray_int64, 163)                                                \
+  X(OrtApi, AddRunConfigEntry, 165) X(OrtApi, HasValue, 192)                                       \
   X(OrtApi, GetTensorMemoryInfo, 194) X(OrtApi, CreateOpAttr, 211) X(OrtApi, ReleaseOpAttr, 212)   \
   X(OrtApi, SessionOptionsAppendExecutionProvider, 216) X(OrtApi, MemoryInfoGetDeviceType, 225)    \
   X(OrtApi, UpdateEnvWithCustomLogLevel, 226) X(OrtApi, KernelInfo_GetInputCount, 230)             \

@@ -11,6 +11,8 @@
  * apart, byte for byte as claim.c compares them; anything else is refused with an error rather
  * than guessed.
  *
+ * The bfloat16 service's kernels (bf16_kernels.c) are registered here too, after these.
+ *
  * ORT copies the registry when it takes it, and kernels are created while the session is
  * initialised, so the registry and the per-kernel states live as long as the OrtEp. */
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "actx_ep.h"
+#include "bf16_ep.h"
 
 /* Most operator versions we register (claim.c: at most two since-versions per operator). */
 #define MAX_KERNELS 32
@@ -33,6 +36,7 @@ struct actx_ep_registry {
   OrtKernelRegistry *registry;
   kernel_state states[MAX_KERNELS];
   size_t n_states;
+  actx_ep_bf16_states *bf16; /* the bfloat16 service's kernels (bf16_kernels.c) */
 };
 
 /* A string attribute's value when it is one of `accepted`, byte for byte: *index, or -1 when
@@ -216,6 +220,7 @@ OrtStatus *actx_ep_registry_create(const OrtApi *api, actx_ep_registry **out) {
     for (size_t v = 0; v < 2 && st == NULL; v++)
       if (rules[i].since[v] != 0)
         st = add_kernel(r, ep_api, &rules[i], rules[i].since[v], types, n_types);
+  if (st == NULL) st = actx_ep_bf16_register(api, r->registry, &r->bf16);
   if (st != NULL) {
     actx_ep_registry_free(r);
     return st;
@@ -231,5 +236,6 @@ const OrtKernelRegistry *actx_ep_registry_get(const actx_ep_registry *r) {
 void actx_ep_registry_free(actx_ep_registry *r) {
   if (r == NULL) return;
   if (r->registry != NULL) r->api->GetEpApi()->ReleaseKernelRegistry(r->registry);
+  actx_ep_bf16_registry_free(r->bf16);
   free(r);
 }

@@ -3,7 +3,8 @@
 (fuzz/corpus/fuzz_kernels and fuzz_kernels_split) every op x dtype, with and without a bias, in
 place or not, misaligned or not, over MLAS's branch points, clamps and special values; for
 fuzz_ep the nested models (Ifs and Loops two deep holding activations under reused names), whose
-byte layout is too deep for mutation to find soon. The rest of the corpus is what `make
+byte layout is too deep for mutation to find soon; for fuzz_ep_bf16 a one-node model of every op
+of src/bf16/bf16_ops.h on bfloat16 inputs (and with a constant second input). The rest of the corpus is what `make
 fuzz-merge` keeps from fuzzing runs. Deterministic: running it again rewrites the same files.
 
 usage: fuzz/make-seeds.py [corpus dir, default: fuzz/corpus next to this script]
@@ -203,6 +204,44 @@ def ep_seeds():
                       float16=True)
 
 
+def bf16_ops():
+    """(name, domain, min_inputs) of each row of src/bf16/bf16_ops.h, in order."""
+    import re
+    path = os.path.join(os.path.dirname(__file__), '..', 'src', 'bf16', 'bf16_ops.h')
+    text = open(path).read().replace('\\\n', ' ')
+    return [(m.group(1), m.group(2), int(m.group(3))) for m in
+            re.finditer(r'X\((\w+), \w+, "([^"]*)",\s*\w+, (\d+),', text)]
+
+
+def bf16_seed(op, domain, n_in, constant):
+    """fuzz_ep_bf16's bytes for one op of the list: n_in bfloat16 inputs [4, 4] (the second a
+    constant when asked: the PrePackWeight path), one bfloat16 output [4, 4], no attributes."""
+    out = [op, 0, 1]  # the op, then its first served since-version
+    if domain != 'com.microsoft':
+        out.append(1)  # com.microsoft imported too
+    out += [n_in, 0]  # inputs; one output
+    state = 0x5eed + op
+    for i in range(n_in):
+        out += [0, 2, 3, 3, 1 if constant and i == 1 else 2]  # bfloat16 [4, 4]; constant/input
+        for _ in range(16):  # its data: bfloat16 values in [-8, 8)
+            state, z = splitmix(state)
+            out += list(struct.pack('<H', bf16_bits((z >> 11) / 2**53 * 16 - 8)))
+    out += [0, 2, 3, 3]  # the output
+    out += [0, 0, 0]  # no attributes; 1 thread; policy all
+    return bytes(out)
+
+
+def bf16_bits(v):
+    return struct.unpack('<I', struct.pack('<f', v))[0] >> 16
+
+
+def ep_bf16_seeds():
+    for k, (name, domain, min_in) in enumerate(bf16_ops()):
+        yield bf16_seed(k, domain, min_in, False)
+        if min_in >= 2:
+            yield bf16_seed(k, domain, min_in, True)
+
+
 def write(d, items):
     os.makedirs(d, exist_ok=True)
     for s in items:
@@ -216,6 +255,7 @@ def main():
     for target in ('fuzz_kernels', 'fuzz_kernels_split'):
         write(os.path.join(root, target), seeds())
     write(os.path.join(root, 'fuzz_ep'), ep_seeds())
+    write(os.path.join(root, 'fuzz_ep_bf16'), ep_bf16_seeds())
 
 
 if __name__ == '__main__':

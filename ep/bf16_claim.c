@@ -1,0 +1,86 @@
+/* GetCapability's decision for a bfloat16 node: whether the bfloat16 service runs it.
+ *
+ * A node is offered when its (domain, op) is in bf16_ops.h and its computing input is bfloat16
+ * (a float32 Add stays ORT's: ORT runs it, and its result is ORT's). It is taken when
+ * actx_bf16_kernel_create accepts it as the graph declares it (since-version, arity, element
+ * types, attributes) and our registry has a kernel ORT matches to it. Anything else is left to
+ * ORT, whose error ("Could not find an implementation for <op>(<version>) node with name 'x'")
+ * then names the node; why we left it is logged at VERBOSE. No policy but `none` (which takes
+ * nothing) leaves a node we can run: ORT's CPU EP has no bfloat16 arithmetic, so a bfloat16 node
+ * we leave is a session that fails, whatever the `auto` table says. The bfloat16 activations
+ * (Erf, Tanh, Sigmoid, the GELUs) are not here: claim.c takes them, and takes.c takes them under
+ * `auto` at every size. */
+#include <string.h>
+
+#include "bf16_ep.h"
+
+size_t actx_ep_bf16_data_input(actx_bf16_op op) { return op == ACTX_BF16_OP_WHERE ? 1 : 0; }
+
+/* Whether the bfloat16 service runs node; *why (static or kernel-owned, valid until the next
+ * kernel is made) says why not. */
+static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNode *node,
+                         OrtEpGraphSupportInfo *support, bool *bf16_node, bool *take,
+                         const char **why) {
+  *bf16_node = false;
+  *take = false;
+  const actx_ep_node_source src = {.api = api, .node = node};
+  actx_bf16_node info;
+  actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS];
+  OrtStatus *st = actx_ep_bf16_read_node(&src, &info, output_elems, why);
+  if (st != NULL || info.op == ACTX_BF16_OP_COUNT) return st;
+  const size_t data = actx_ep_bf16_data_input(info.op);
+  /* a node of another element type is not this service's, even one the reader refused */
+  if (data >= info.n_inputs || !info.input_present[data] ||
+      info.input_elems[data] != ACTX_ELEM_BF16)
+    return NULL;
+  *bf16_node = true;
+  if (*why != NULL) return NULL;
+  actx_bf16_kernel *kernel = NULL;
+  if (actx_bf16_kernel_create(&info, &kernel, why) != ACTX_OK) {
+    if (*why == NULL || (*why)[0] == '\0') *why = "the bfloat16 service refused it";
+    return NULL;
+  }
+  actx_bf16_kernel_destroy(kernel);
+  const OrtKernelDef *def = NULL;
+  if ((st = ep_api->EpGraphSupportInfo_LookUpKernel(support, node, &def)) != NULL) return st;
+  if (def == NULL) {
+    *why = "no registered kernel matches its element types";
+    return NULL;
+  }
+  *why = NULL;
+  *take = true;
+  return NULL;
+}
+
+OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
+                             const OrtNode *const *nodes, size_t n, bool *taken,
+                             OrtEpGraphSupportInfo *support) {
+  const OrtEpApi *ep_api = api->GetEpApi();
+  for (size_t i = 0; i < n; i++) {
+    if (taken[i]) continue;
+    const char *assigned = NULL;
+    OrtStatus *st = api->Node_GetEpName(nodes[i], &assigned);
+    if (st != NULL) return st;
+    if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
+      continue; /* an earlier EP took it */
+    bool bf16_node = false, take = false;
+    const char *why = NULL;
+    if ((st = decide(api, ep_api, nodes[i], support, &bf16_node, &take, &why)) != NULL) return st;
+    if (!bf16_node) continue;
+    const char *name = NULL, *op_type = NULL;
+    if ((st = api->Node_GetName(nodes[i], &name)) != NULL ||
+        (st = api->Node_GetOperatorType(nodes[i], &op_type)) != NULL)
+      return st;
+    if (!take) {
+      actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
+                  "actx: declined bfloat16 node '%s' (%s): %s", name != NULL ? name : "",
+                  op_type != NULL ? op_type : "", why);
+      continue;
+    }
+    if ((st = ep_api->EpGraphSupportInfo_AddSingleNode(support, nodes[i])) != NULL) return st;
+    taken[i] = true;
+    actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: claimed bfloat16 node '%s' (%s)",
+                name != NULL ? name : "", op_type != NULL ? op_type : "");
+  }
+  return NULL;
+}

@@ -1,0 +1,71 @@
+/* bf16_ep.h — the EP's second service: the bfloat16 nodes ORT's CPU EP cannot run (it has no
+ * bfloat16 arithmetic, so a bfloat16 model with any compute node fails to load), run by the
+ * bfloat16 graph service (src/bf16/bf16.h). Beside the exact activations (claim.c and the rest
+ * of actx_ep.h), in files of their own:
+ *   bf16_attrs.c    one reader of a node (op, since-version, attributes, element types, which
+ *                   inputs and outputs it has) into an actx_bf16_node, from an OrtNode
+ *                   (GetCapability) or an OrtKernelInfo (kernel creation) alike
+ *   bf16_claim.c    GetCapability's decision for a bfloat16 node, and handing it to ORT
+ *   bf16_kernels.c  the registered kernels (OrtKernelImpl): their registration, PrePackWeight
+ *                   (constant inputs handed to the kernel once) and Compute
+ * Not a public header. */
+#ifndef ACTX_EP_BF16_EP_H
+#define ACTX_EP_BF16_EP_H
+
+#include "actx_ep.h"
+#include "bf16.h"
+
+/* ---- bf16_attrs.c -------------------------------------------------------------------------- */
+
+/* Where a node's facts are read from: exactly one of node and info is set. Both give the same
+ * actx_bf16_node for the same node (an attribute the node does not set reads as unset from
+ * both), so the kernel is made from what the claim checked. */
+typedef struct actx_ep_node_source {
+  const OrtApi *api;
+  const OrtNode *node;       /* GetCapability */
+  const OrtKernelInfo *info; /* a registered kernel's creation */
+} actx_ep_node_source;
+
+/* The element type of a graph value as the bfloat16 service knows it; ACTX_ELEM_COUNT for one
+ * it does not serve (float16, int32, ...). */
+actx_elem actx_ep_bf16_elem(ONNXTensorElementDataType type);
+/* The name of such a type, for messages ("bfloat16", "float", ...). */
+const char *actx_ep_bf16_elem_name(actx_elem elem);
+
+/* Reads the node: op (ACTX_BF16_OP_COUNT when (domain, type) is not a bfloat16 op), since-version,
+ * inputs' element types and presence, outputs' presence and element types (output_elems:
+ * ACTX_BF16_MAX_OUTPUTS entries, ACTX_ELEM_COUNT for an absent one), and every attribute of
+ * actx_bf16_attrs. A node the reader cannot represent (more inputs than ACTX_BF16_MAX_INPUTS, an
+ * element type or attribute type not served, a list or string longer than its field) gets *why
+ * (static) and a NULL status; a failing ORT call is returned. */
+OrtStatus *actx_ep_bf16_read_node(const actx_ep_node_source *src, actx_bf16_node *out,
+                                  actx_elem *output_elems, const char **why);
+/* The node's name into out (truncated to out_size), from either source. */
+OrtStatus *actx_ep_bf16_node_name(const actx_ep_node_source *src, char *out, size_t out_size);
+
+/* ---- bf16_claim.c -------------------------------------------------------------------------- */
+
+/* The index of the input whose element type is the op's computing type: 0, Where's 1. */
+size_t actx_ep_bf16_data_input(actx_bf16_op op);
+
+/* Offers GetCapability's nodes not yet taken (taken[i] false, not assigned to another EP) to
+ * the bfloat16 service: each it can run is handed to ORT as a single node to run with our
+ * registered kernel, and taken[i] set. Under `auto` and `all` alike: ORT cannot run them.
+ * Every declined bfloat16 node is logged at VERBOSE with why. */
+OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
+                             const OrtNode *const *nodes, size_t n, bool *taken,
+                             OrtEpGraphSupportInfo *support);
+
+/* ---- bf16_kernels.c ------------------------------------------------------------------------ */
+
+/* Registers a kernel for every op and since-version of bf16_ops.h into registry, with the type
+ * constraints of ORT's own schema of that op version: the one of the computing input restricted
+ * to bfloat16, the others to the element types the service reads or writes. *states: what the
+ * kernels' creation functions are handed, to free with actx_ep_bf16_registry_free after the
+ * registry. */
+typedef struct actx_ep_bf16_states actx_ep_bf16_states;
+OrtStatus *actx_ep_bf16_register(const OrtApi *api, OrtKernelRegistry *registry,
+                                 actx_ep_bf16_states **states);
+void actx_ep_bf16_registry_free(actx_ep_bf16_states *states);
+
+#endif /* ACTX_EP_BF16_EP_H */
