@@ -41,8 +41,8 @@ def edge_values() -> np.ndarray:
 
 
 def mlp(opset: int = 17) -> onnx.ModelProto:
-    """x [N, 8] -> MatMul, Add, Relu, Reshape to a shape computed from Shape(x), Resize with
-    float32 scales; plus a shape path through float arithmetic (Cast to float, Mul, Cast back)."""
+    """x [N, 8] -> MatMul, Add, Relu, Div by sqrt(a dimension of x), Reshape, Resize with float32
+    scales; plus a shape path through float arithmetic (Cast to float, Mul, Cast back)."""
     rng = np.random.default_rng(1)
     w = numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "w")
     # Ties, subnormals, -0, the largest finite (saturated): the bias's rounding is checked.
@@ -59,7 +59,14 @@ def mlp(opset: int = 17) -> onnx.ModelProto:
         helper.make_node("Cast", ["shape_half"], ["shape_i"], to=I64),
         helper.make_node("Constant", [], ["four"], value=numpy_helper.from_array(
             np.array([1, 1, -1, 8], np.int64))),
-        helper.make_node("Reshape", ["relu", "four"], ["r4"]),
+        # An attention-style scale from a shape, sqrt(dim): computed in float32, cast once.
+        helper.make_node("Constant", [], ["one"], value=numpy_helper.from_array(
+            np.array(1, np.int64))),
+        helper.make_node("Gather", ["shape", "one"], ["dim"]),
+        helper.make_node("Cast", ["dim"], ["dim_f"], to=F),
+        helper.make_node("Sqrt", ["dim_f"], ["sqrt_dim"]),
+        helper.make_node("Div", ["relu", "sqrt_dim"], ["scaled"]),
+        helper.make_node("Reshape", ["scaled", "four"], ["r4"]),
         helper.make_node("Resize", ["r4", "", "scales"], ["y"], mode="nearest"),
         helper.make_node("Identity", ["shape_i"], ["half_shape"]),
     ]
@@ -144,7 +151,8 @@ def test_compute_in_bf16_io_float32_shape_paths_untouched():
     assert t["x"] == F and t["y"] == F and t["half_shape"] == I64
     for name in ("mm", "add", "relu", "r4"):
         assert t[name] == BF, name
-    for name in ("shape_f", "shape_half"):  # float arithmetic on shapes
+    assert t["scaled"] == BF
+    for name in ("shape_f", "shape_half", "dim_f", "sqrt_dim"):  # float arithmetic on shapes
         assert t[name] == F, name
     casts = [n for n in twin.graph.node if n.op_type == "Cast"]
     edges = {(n.input[0], n.output[0]) for n in casts}
