@@ -17,7 +17,7 @@ ORT's message and skipped; the section never fails `make bench` for it.
 
     python python/bench/bf16_models.py [--quick] [--models a,b] [--out results]
 
-The twins are made once and cached beside the fetched models, keyed by the converter's version.
+The twins are made once and cached beside the fetched models, keyed by the converter's source.
 """
 
 from __future__ import annotations
@@ -98,13 +98,17 @@ def original_path(name: str) -> pathlib.Path:
 
 def twins(name: str) -> Tuple[pathlib.Path, pathlib.Path]:
     """(bfloat16 twin, its float32 twin), made once from the cached original, keyed by the
-    converter's version; written under a temporary name and renamed (concurrent readers)."""
+    converter's source (a changed converter makes new twins, no stale one is used); written
+    under a temporary name and renamed (concurrent readers)."""
+    import hashlib
+
     from actx_ep import convert
 
+    key = hashlib.sha256(pathlib.Path(convert.__file__).read_bytes()).hexdigest()[:12]
     src = original_path(name)
     stem = src.with_suffix("")
-    bf16 = pathlib.Path(f"{stem}.bf16-c{convert.CONVERTER_VERSION}.onnx")
-    f32 = pathlib.Path(f"{stem}.f32twin-c{convert.CONVERTER_VERSION}.onnx")
+    bf16 = pathlib.Path(f"{stem}.bf16-{key}.onnx")
+    f32 = pathlib.Path(f"{stem}.f32twin-{key}.onnx")
     if not (bf16.is_file() and f32.is_file()):
         twin = convert.to_bfloat16(str(src))
         for model, path in ((twin, bf16), (convert.to_float32(twin), f32)):

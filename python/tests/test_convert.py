@@ -292,17 +292,39 @@ def test_bad_input_unknown_op():
         convert.to_bfloat16(m)
 
 
-def test_bad_input_control_flow():
-    then = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [],
+def if_model(compute_outside: bool) -> onnx.ModelProto:
+    """An If whose branches read an outer value by name (h = Relu(x), or x itself) and w, an
+    initializer."""
+    h = "h" if compute_outside else "x"
+    then = helper.make_graph([helper.make_node("Mul", [h, "w"], ["t"])], "then", [],
                              [helper.make_tensor_value_info("t", F, [2])])
+    other = helper.make_graph([helper.make_node("Add", [h, "w"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", F, [2])])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    if compute_outside:
+        nodes = [helper.make_node("Relu", ["x"], ["h"])] + nodes
     g = helper.make_graph(
-        [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=then)], "i",
+        nodes[::-1], "i",  # out of order: the converter sorts, as ORT accepts either
         [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
          helper.make_tensor_value_info("x", F, [2])],
-        [helper.make_tensor_value_info("y", F, [2])])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    with pytest.raises(convert.ConversionError, match="subgraph"):
-        convert.to_bfloat16(m)
+        [helper.make_tensor_value_info("y", F, [2])],
+        [numpy_helper.from_array(np.array([2, 3], np.float32), "w")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_control_flow_stays_float32_reading_float32_copies():
+    twin = convert.to_bfloat16(if_model(compute_outside=True))
+    t = types_of(twin)
+    assert t["h"] == BF and t["w"] == F
+    branch = next(n for n in twin.graph.node if n.op_type == "If").attribute[0].g
+    reads = list(branch.node[0].input)
+    assert reads[1] == "w" and reads[0] != "h" and t[reads[0]] == F
+    c, x = np.array(True), np.array([-1.5, 2.25], np.float32)
+    y = ort.InferenceSession(convert.to_float32(twin).SerializeToString(),
+                             providers=["CPUExecutionProvider"]).run(None, {"c": c, "x": x})[0]
+    assert y.tolist() == [0.0, 6.75]
+    with pytest.raises(convert.ConversionError, match="control flow, kept float32: If"):
+        convert.to_bfloat16(if_model(compute_outside=False))
 
 
 def test_command_line(tmp_path, capsys):

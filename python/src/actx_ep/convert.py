@@ -66,9 +66,8 @@ _ORT_OPS: Dict[Tuple[str, str], Tuple[int, ...]] = {
 # stops and shape arithmetic starts.
 _SHAPE_OPS = {"Shape", "Size"}
 
-# Control flow: a subgraph may read any outer value by name, so retyping one would need the
-# subgraphs rewritten too; refused rather than converted wrongly.
-_SUBGRAPH_OPS = {"If", "Loop", "Scan", "SequenceMap"}
+# Attribute types that hold subgraphs (AttributeProto.GRAPH, GRAPHS).
+_GRAPH_ATTRS = (5, 10)
 
 _BF16 = "tensor(bfloat16)"
 
@@ -174,6 +173,77 @@ def _load(model: Any) -> Any:
     )
 
 
+def _subgraphs(node: Any) -> List[Any]:
+    out: List[Any] = []
+    for a in node.attribute:
+        if a.type == 5:
+            out.append(a.g)
+        elif a.type == 10:
+            out.extend(a.graphs)
+    return out
+
+
+def _outer_refs(graph: Any) -> Set[str]:
+    """The names a subgraph (and the subgraphs inside it) reads from enclosing scopes."""
+    defined = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    defined |= {o for n in graph.node for o in n.output}
+    refs: Set[str] = set()
+    for n in graph.node:
+        refs.update(i for i in n.input if i and i not in defined)
+        for sub in _subgraphs(n):
+            refs.update(r for r in _outer_refs(sub) if r not in defined)
+    return refs
+
+
+def _rename_refs(graph: Any, mapping: Dict[str, str]) -> None:
+    """Renames the outer values a subgraph reads (not its own: ONNX names are unique)."""
+    defined = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    defined |= {o for n in graph.node for o in n.output}
+    inner = {k: v for k, v in mapping.items() if k not in defined}
+    for n in graph.node:
+        for i, name in enumerate(n.input):
+            if name in inner:
+                n.input[i] = inner[name]
+        for sub in _subgraphs(n):
+            _rename_refs(sub, inner)
+
+
+def _sort(graph: Any) -> None:
+    """Nodes in topological order (ORT accepts any order; the checker and this converter do not),
+    the model's own order kept where it is one. A value no node makes is a clear error."""
+    import heapq
+
+    nodes = list(graph.node)
+    made = {o: k for k, n in enumerate(nodes) for o in n.output if o}
+    needs: List[Set[int]] = []
+    for k, n in enumerate(nodes):
+        reads = {i for i in n.input if i}
+        for sub in _subgraphs(n):
+            reads |= _outer_refs(sub)
+        needs.append({made[r] for r in reads if r in made and made[r] != k})
+    waiting = [len(x) for x in needs]
+    users: Dict[int, List[int]] = {}
+    for k, x in enumerate(needs):
+        for d in x:
+            users.setdefault(d, []).append(k)
+    ready = [k for k, w in enumerate(waiting) if w == 0]
+    heapq.heapify(ready)
+    order: List[int] = []
+    while ready:
+        k = heapq.heappop(ready)
+        order.append(k)
+        for u in users.get(k, []):
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) != len(nodes):
+        stuck = next(nodes[k] for k in range(len(nodes)) if waiting[k] > 0)
+        raise ConversionError(f"the graph has a cycle through {_node_label(stuck)}")
+    if order != list(range(len(nodes))):
+        del graph.node[:]
+        graph.node.extend(nodes[k] for k in order)
+
+
 def _check(model: Any, what: str) -> None:
     onnx, _ = _deps()
     if not model.HasField("graph") or len(model.graph.node) == 0:
@@ -242,7 +312,9 @@ class _Slots:
         self.outputs: List[Optional[str]] = []
         self.allows_bf16: Dict[str, bool] = {}
         key = (node.domain if node.domain != "ai.onnx" else "", node.op_type)
-        if node.op_type in float32_ops:
+        # Control flow stays float32, its bodies untouched: they read outer values by name, and
+        # those it reads get float32 copies (the bodies' types are the float32 model's).
+        if node.op_type in float32_ops or _subgraphs(node):
             self.known = True
             self.fixed_f32 = True
             return
@@ -346,7 +418,7 @@ def _raise_opset(model: Any, float32_ops: Set[str], opset: Optional[int]) -> Tup
             raise ConversionError(f"opset {opset} is older than the model's ({before})")
         target = opset
     for n in model.graph.node:
-        if n.op_type in float32_ops:
+        if n.op_type in float32_ops or _subgraphs(n):
             continue
         since = _bf16_since(n.op_type, n.domain, before)
         if since is not None:
@@ -383,6 +455,8 @@ def to_bfloat16(
     from onnx import helper
 
     m = _load(model)
+    if m.HasField("graph"):
+        _sort(m.graph)
     _check(m, "the input")
     f32_ops = set(float32_ops)
     FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
@@ -391,11 +465,6 @@ def to_bfloat16(
             "the model already holds bfloat16 tensors: convert float32 models only "
             "(to_float32 makes a bfloat16 model's float32 twin)"
         )
-    for n in m.graph.node:
-        if n.op_type in _SUBGRAPH_OPS or any(a.type in (5, 10) for a in n.attribute):
-            raise ConversionError(
-                f"{_node_label(n)} holds a subgraph; models with control flow are not converted"
-            )
     opset_before = _ai_onnx_opset(m)
     for n in m.graph.node:
         if n.op_type in f32_ops:
@@ -413,6 +482,7 @@ def to_bfloat16(
     types = _elem_types(m)
     nodes = list(g.node)
     slots = [_Slots(n, opset_after, f32_ops) for n in nodes]
+    refs = [set().union(*[_outer_refs(sub) for sub in _subgraphs(n)]) for n in nodes]
 
     # Where each value comes from: the graph's data (D), its shapes (S), or constants (neither).
     initializers = {t.name: t for t in g.initializer}
@@ -424,8 +494,8 @@ def to_bfloat16(
     # by shape-made indices (an embedding table's Gather by position) stay constants.
     data: Set[str] = set(graph_inputs)
     shape: Set[str] = set()
-    for n in nodes:
-        ins = [i for i in n.input if i]
+    for k, n in enumerate(nodes):
+        ins = [i for i in n.input if i] + sorted(refs[k])
         float_ins = [i for i in ins if is_float(i)]
         if n.op_type in _SHAPE_OPS:
             shape.update(n.output)
@@ -462,6 +532,8 @@ def to_bfloat16(
         for i, name in enumerate(n.input):
             if name:
                 consumers.setdefault(name, []).append((k, i))
+        for name in refs[k]:  # a subgraph's read: a float32 slot of its (float32) node
+            consumers.setdefault(name, []).append((k, -1))
 
     bf16_node = [False] * len(nodes)
     for k, n in enumerate(nodes):
@@ -599,6 +671,18 @@ def to_bfloat16(
                 new_nodes.append(helper.make_node(
                     "Cast", [name], [renamed[key]], name=fresh(f"{name}/to_{suffix}"), to=want))
             n.input[i] = renamed[key]
+        outer = {}
+        for name in sorted(refs[k]):
+            if is_float(name) and final.get(name, FLOAT) == BF16:
+                key = (name, FLOAT)
+                if key not in casts_made:
+                    casts_made.add(key)
+                    renamed[key] = fresh(f"{name}/f32")
+                    new_nodes.append(helper.make_node(
+                        "Cast", [name], [renamed[key]], name=fresh(f"{name}/to_f32"), to=FLOAT))
+                outer[name] = renamed[key]
+        for sub in _subgraphs(n):
+            _rename_refs(sub, outer)
         new_nodes.append(n)
 
     # Graph outputs: float32 through a Cast (keep_io_types), or whatever they became.
@@ -638,6 +722,12 @@ def to_bfloat16(
         onnx.checker.check_model(m)
     except Exception as e:  # a bug here, not in the input: say so
         raise ConversionError(f"the converted model does not check (a converter bug): {e}") from e
+    if not any(t == BF16 for t in _all_tensor_types(m)):
+        flow = [_node_label(n) for n in nodes if _subgraphs(n)]
+        where = f" (control flow, kept float32: {', '.join(flow[:3])})" if flow else ""
+        raise ConversionError(
+            f"nothing in the model computes in bfloat16 outside float32-only ops{where}: "
+            "its twin would be the model itself")
     return m
 
 
@@ -653,6 +743,26 @@ def _constant_tensor(node: Any) -> Any:
         if a.name == "value_floats":
             return numpy_helper.from_array(np.array(list(a.floats), dtype=np.float32))
     raise ConversionError(f"{_node_label(node)} holds no float value")
+
+
+def _widen(g: Any) -> None:
+    """Every bfloat16 tensor, type and dtype attribute of a graph and its subgraphs -> float32."""
+    onnx, _ = _deps()
+    FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
+    for t in g.initializer:
+        if t.data_type == BF16:
+            t.CopyFrom(_tensor_to_f32(t))
+    for n in g.node:
+        for a in n.attribute:
+            if a.HasField("t") and a.t.data_type == BF16:
+                a.t.CopyFrom(_tensor_to_f32(a.t))
+            if a.name in ("to", "dtype", "output_dtype") and a.type == a.INT and a.i == BF16:
+                a.i = FLOAT
+        for sub in _subgraphs(n):
+            _widen(sub)
+    for v in list(g.input) + list(g.value_info) + list(g.output):
+        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type == BF16:
+            v.type.tensor_type.elem_type = FLOAT
 
 
 def _set_metadata(m: Any, value: str) -> None:
@@ -676,24 +786,7 @@ def to_float32(model: Any) -> Any:
     FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
     if not any(t == BF16 for t in _all_tensor_types(m)):
         raise ConversionError("the model holds no bfloat16 tensor: nothing to widen")
-    g = m.graph
-    for n in g.node:
-        if n.op_type in _SUBGRAPH_OPS or any(a.type in (5, 10) for a in n.attribute):
-            raise ConversionError(
-                f"{_node_label(n)} holds a subgraph; models with control flow are not converted"
-            )
-    for t in g.initializer:
-        if t.data_type == BF16:
-            t.CopyFrom(_tensor_to_f32(t))
-    for n in g.node:
-        for a in n.attribute:
-            if a.HasField("t") and a.t.data_type == BF16:
-                a.t.CopyFrom(_tensor_to_f32(a.t))
-            if a.name in ("to", "dtype", "output_dtype") and a.type == a.INT and a.i == BF16:
-                a.i = FLOAT
-    for v in list(g.input) + list(g.value_info) + list(g.output):
-        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type == BF16:
-            v.type.tensor_type.elem_type = FLOAT
+    _widen(m.graph)
     _set_metadata(m, f"version={CONVERTER_VERSION};to=float32")
     try:
         onnx.checker.check_model(m)
