@@ -3,14 +3,13 @@ YOLOv8n, fetched by scripts/fetch-models.sh as models/manifest.txt pins them).
 
 What ORT alone does (always checked): the twin's graph resolves, every schema accepting its
 bfloat16 types, and session creation fails (ORT 1.30) only for want of a bfloat16 kernel
-(NOT_IMPLEMENTED), while the float32 twin loads and stays close to the original (the rounding of the weights
-alone). What ORT + actx must do: load the twin, run every bfloat16 compute node on actx, and
-meet the accuracy bound over the model's varied inputs. Until the EP claims every node of a twin,
-those tests skip, saying which node ORT found no kernel for."""
+(NOT_IMPLEMENTED), while the float32 twin loads and stays close to the original (the rounding of
+the weights alone). What ORT + actx must do: load the twin, run every bfloat16 compute node on
+actx, and meet the accuracy bound over the model's varied inputs. Until the EP claims every node
+of a twin, those tests skip, saying which node ORT found no kernel for."""
 
 from __future__ import annotations
 
-import pathlib
 import sys
 
 import numpy as np

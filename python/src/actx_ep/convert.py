@@ -336,12 +336,14 @@ class _Slots:
         self.known = True
         constraints = {c.type_param_str: list(c.allowed_type_strs) for c in schema.type_constraints}
 
+        variadic = onnx.defs.OpSchema.FormalParameterOption.Variadic
+
         def formal(params: Any, count: int) -> List[Optional[str]]:
             out: List[Optional[str]] = []
             for i in range(count):
                 if i < len(params):
                     out.append(params[i].type_str)
-                elif params and params[-1].option == onnx.defs.OpSchema.FormalParameterOption.Variadic:
+                elif params and params[-1].option == variadic:
                     out.append(params[-1].type_str)
                 else:
                     out.append(None)
@@ -560,7 +562,6 @@ def to_bfloat16(
         return BF16 if s.input_allows(i) else FLOAT
 
     # Constant-only nodes feeding float32 slots go back to float32, last to first.
-    producer = {o: k for k, n in enumerate(nodes) for o in n.output}
     for k in reversed(range(len(nodes))):
         n = nodes[k]
         if not bf16_node[k] or any(i in data for i in n.input if i):
@@ -617,7 +618,8 @@ def to_bfloat16(
         if name in initializers:
             extra_initializers.append(_tensor_to_bf16(initializers[name], copy))
         else:
-            extra_initializers.append(_tensor_to_bf16(_constant_tensor(nodes[constant_nodes[name]]), copy))
+            value = _constant_tensor(nodes[constant_nodes[name]])
+            extra_initializers.append(_tensor_to_bf16(value, copy))
 
     for t in g.initializer:
         if final.get(t.name) == BF16:
@@ -783,7 +785,7 @@ def to_float32(model: Any) -> Any:
     onnx, _ = _deps()
     m = _load(model)
     _check(m, "the input")
-    FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
+    BF16 = onnx.TensorProto.BFLOAT16
     if not any(t == BF16 for t in _all_tensor_types(m)):
         raise ConversionError("the model holds no bfloat16 tensor: nothing to widen")
     _widen(m.graph)
