@@ -67,6 +67,41 @@ ORT_BF16_MOVERS = {"Identity", "Transpose", "Cast", "Reshape", "Concat", "Slice"
                    "Split", "Unsqueeze", "Squeeze", "Shape", "Flatten", "Constant"}
 
 
+#: The ONNX ops of the exact-activation service (src/ops.h), which already run in bfloat16.
+ACTIVATION_OPS = {"Erf", "Tanh", "Sigmoid", "Gelu", "FastGelu", "BiasGelu", "QuickGelu"}
+
+
+def bf16_service_ops() -> set:
+    """The op types of the bfloat16 service's table (src/bf16/bf16_ops.h: its X(name, ...) rows)."""
+    import re
+
+    text = (REPO / "src" / "bf16" / "bf16_ops.h").read_text()
+    return set(re.findall(r"^\s*X\((\w+),", text, re.M))
+
+
+def one_node_model(model: Any, node: Any) -> bytes:
+    """A model of one node of a (type-inferred) model: its inputs graph inputs or the model's
+    initializers and Constants, at the model's opsets."""
+    from onnx import helper
+
+    g = model.graph
+    values = {v.name: v for v in list(g.input) + list(g.value_info) + list(g.output)}
+    inits = {t.name: t for t in g.initializer}
+    consts = {n.output[0]: n for n in g.node if n.op_type == "Constant"}
+    ins, init, nodes = [], [], []
+    for x in (i for i in node.input if i):
+        if x in inits:
+            init.append(inits[x])
+        elif x in consts:
+            nodes.append(consts[x])
+        else:
+            ins.append(values[x])
+    outs = [values[x] for x in node.output if x]
+    graph = helper.make_graph(nodes + [node], "one", ins, outs, init)
+    return helper.make_model(graph, opset_imports=model.opset_import,
+                             ir_version=model.ir_version).SerializeToString()
+
+
 # ---- the models, their twins and inputs --------------------------------------------------------
 
 

@@ -67,6 +67,30 @@ def test_ort_alone_resolves_the_twin_and_lacks_only_kernels(fetched, name):
 
 
 @pytest.mark.parametrize("name", MODELS)
+def test_every_op_of_the_twin_has_a_bf16_server(fetched, name):
+    """Each bfloat16 node type of the twin is the bfloat16 service's (src/bf16/bf16_ops.h), an
+    exact activation's, or a byte mover ORT's CPU EP itself runs in bfloat16: checked by loading
+    one such node of the twin alone in ORT."""
+    import onnx
+    import onnxruntime as ort
+
+    from actx_ep import convert
+
+    twin, _ = bf16_models.twins(name)
+    model = onnx.shape_inference.infer_shapes(onnx.load(str(twin)))
+    ours = bf16_models.bf16_service_ops() | bf16_models.ACTIVATION_OPS
+    first = {}
+    for node in convert.bf16_nodes(model):
+        first.setdefault(node.op_type, node)
+    unserved = sorted(op for op in first if op not in ours | bf16_models.ORT_BF16_MOVERS)
+    assert not unserved, f"{name}: bfloat16 ops no one serves: {unserved}"
+    for op, node in sorted(first.items()):
+        if op in bf16_models.ORT_BF16_MOVERS and op not in ours:
+            ort.InferenceSession(bf16_models.one_node_model(model, node),
+                                 providers=["CPUExecutionProvider"])  # raises if ORT cannot
+
+
+@pytest.mark.parametrize("name", MODELS)
 def test_twin_runs_on_actx_every_bf16_compute_node(fetched, name):
     s = twin_or_skip(name)
     twin, _ = bf16_models.twins(name)
