@@ -42,7 +42,9 @@ CONVERTER_VERSION = "1"
 #: The model metadata key the converter records itself under (version and options).
 METADATA_KEY = "actx_ep.convert"
 
-#: The highest ai.onnx opset a converted model is raised to: the newest ORT 1.30 loads.
+#: The newest ai.onnx opset the converter raises a model to, and where its search for an op's
+#: bfloat16 schema stops: every bfloat16 schema the service's ops need is 22 or older (Conv and
+#: the pools: 22), and ORT 1.30 loads opset-23 models.
 MAX_OPSET = 23
 
 #: Models above this many bytes are written with their tensors in a side file (protobuf's 2 GiB).
