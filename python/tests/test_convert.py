@@ -282,6 +282,18 @@ def test_bad_input_already_bfloat16():
         convert.to_float32(mlp())
 
 
+def test_bad_input_cycle_and_opsets():
+    g = helper.make_graph([helper.make_node("Relu", ["b"], ["a"]),
+                           helper.make_node("Relu", ["a"], ["b"])], "cycle",
+                          [helper.make_tensor_value_info("x", F, [2])],
+                          [helper.make_tensor_value_info("a", F, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    with pytest.raises(convert.ConversionError, match="cycle through Relu"):
+        convert.to_bfloat16(m)
+    with pytest.raises(convert.ConversionError, match="newer than the converter raises to"):
+        convert.to_bfloat16(mlp(), opset=convert.MAX_OPSET + 1)
+
+
 def test_bad_input_unknown_op():
     g = helper.make_graph([helper.make_node("Frobnicate", ["x"], ["y"], domain="example.org")],
                           "u", [helper.make_tensor_value_info("x", F, [2])],

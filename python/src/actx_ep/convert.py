@@ -428,7 +428,7 @@ def _raise_opset(model: Any, float32_ops: Set[str], opset: Optional[int]) -> Tup
         if since is not None:
             target = max(target, since)
     if target > MAX_OPSET:
-        raise ConversionError(f"opset {target} is newer than ORT 1.30 loads ({MAX_OPSET})")
+        raise ConversionError(f"opset {target} is newer than the converter raises to ({MAX_OPSET})")
     if target == before:
         return model, before, target
     try:
