@@ -491,6 +491,7 @@ def to_bfloat16(
     # Where each value comes from: the graph's data (D), its shapes (S), or constants (neither).
     initializers = {t.name: t for t in g.initializer}
     graph_inputs = [v.name for v in g.input if v.name not in initializers]
+
     def is_float(name: str) -> bool:
         return bool(name) and types.get(name) == FLOAT
 
@@ -551,8 +552,10 @@ def to_bfloat16(
             )
         elif any(i in data for i in ins):
             bf16_node[k] = True
-        elif not any(i in shape for i in ins):
-            bf16_node[k] = True  # constants only: decided again below, from its consumers
+        elif not any(i in shape for i in ins if is_float(i)):
+            # Float constants only (an embedding table's Gather by positions made from a shape
+            # included): decided again below, from its consumers.
+            bf16_node[k] = True
 
     # The dtype each value ends with, and the dtype each consumer slot wants.
     def wants(k: int, i: int) -> int:
