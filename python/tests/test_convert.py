@@ -218,6 +218,27 @@ def test_round_trip_float32_twin(build):
     assert a == b
 
 
+def test_a_table_gathered_by_shape_made_positions_is_bfloat16():
+    # Position embeddings: positions = Range(0, N) with N from Shape(x), table[positions] + x.
+    table = numpy_helper.from_array(
+        np.random.default_rng(4).standard_normal((16, 8)).astype(np.float32), "table")
+    scalar = lambda name, v: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))
+    g = helper.make_graph(
+        [helper.make_node("Shape", ["x"], ["s"]), scalar("zero", 0), scalar("one", 1),
+         helper.make_node("Gather", ["s", "zero"], ["n"]),
+         helper.make_node("Range", ["zero", "n", "one"], ["pos"]),
+         helper.make_node("Gather", ["table", "pos"], ["emb"]),
+         helper.make_node("Add", ["x", "emb"], ["y"])],
+        "pos", [helper.make_tensor_value_info("x", F, ["N", 8])],
+        [helper.make_tensor_value_info("y", F, ["N", 8])], [table])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    twin = convert.to_bfloat16(m)
+    t = types_of(twin)
+    assert t["table"] == BF and t["emb"] == BF and t["y/bf16"] == BF
+    assert [n.input[0] for n in twin.graph.node if n.op_type == "Cast"] == ["x", "y/bf16"]
+
+
 def test_float_constant_nodes_converted_where_they_feed_compute():
     g = helper.make_graph(
         [helper.make_node("Constant", [], ["k"], value_float=0.1),
