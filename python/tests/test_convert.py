@@ -239,6 +239,18 @@ def test_a_table_gathered_by_shape_made_positions_is_bfloat16():
     assert [n.input[0] for n in twin.graph.node if n.op_type == "Cast"] == ["x", "y/bf16"]
 
 
+def test_a_weight_whose_shape_is_read_is_held_once():
+    w = numpy_helper.from_array(np.ones((8, 4), np.float32), "w")
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"]), helper.make_node("Shape", ["w"], ["s"])],
+        "w", [helper.make_tensor_value_info("x", F, [2, 8])],
+        [helper.make_tensor_value_info("y", F, [2, 4]),
+         helper.make_tensor_value_info("s", I64, [2])], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    twin = convert.to_bfloat16(m)
+    assert [(t.name, t.data_type) for t in twin.graph.initializer] == [("w", BF)]
+
+
 def test_float_constant_nodes_converted_where_they_feed_compute():
     g = helper.make_graph(
         [helper.make_node("Constant", [], ["k"], value_float=0.1),

@@ -557,8 +557,11 @@ def to_bfloat16(
             # included): decided again below, from its consumers.
             bf16_node[k] = True
 
-    # The dtype each value ends with, and the dtype each consumer slot wants.
-    def wants(k: int, i: int) -> int:
+    # The dtype each value ends with, and the dtype each consumer slot wants (None: either, as
+    # Shape reads only the shape).
+    def wants(k: int, i: int) -> Optional[int]:
+        if nodes[k].op_type in _SHAPE_OPS:
+            return None
         if not bf16_node[k]:
             return FLOAT
         n, s = nodes[k], slots[k]
@@ -610,7 +613,7 @@ def to_bfloat16(
     for name in list(initializers) + list(constant_nodes):
         if not is_float(name):
             continue
-        want = {wants(c, i) for c, i in consumers.get(name, [])}
+        want = {wants(c, i) for c, i in consumers.get(name, [])} - {None}
         if name in graph_outputs:
             want.add(FLOAT if keep_io_types else BF16)
         if BF16 not in want:
@@ -642,7 +645,7 @@ def to_bfloat16(
     for v in g.input:
         if v.name in initializers or not is_float(v.name):
             continue
-        want = {wants(c, i) for c, i in consumers.get(v.name, [])}
+        want = {wants(c, i) for c, i in consumers.get(v.name, [])} - {None}
         if BF16 not in want:
             continue
         if keep_io_types:
@@ -666,7 +669,7 @@ def to_bfloat16(
                 continue
             want = wants(k, i)
             have = final.get(name, FLOAT)
-            if (n.op_type == "Cast" and bf16_node[k]) or n.op_type in _SHAPE_OPS:
+            if want is None or (n.op_type == "Cast" and bf16_node[k]):
                 want = have  # either will do
             if want == have:
                 continue
