@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build models test test-main bench bench-kernels exhaustive clean
+.PHONY: all deps build models test test-main bench bench-bf16 bench-kernels exhaustive clean
 
 all: build
 
@@ -44,6 +44,18 @@ exhaustive: build
 BENCH_ARGS ?=
 bench: build models
 	$(BUILD)/bin/actx ab --null $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-bf16
+
+# The bfloat16-model section (python/bench/bf16_models.py): ORT alone on each float32 original
+# vs ORT + actx and nxrt-ep-cpu on its bfloat16 twin: results/bf16-models.csv. In the Python
+# suite's environment for the ORT the C side is built with, plus the peer EP.
+BENCH_PY ?= $(PY_BUILD)/ort-1.30
+bench-bf16: python-wheel models
+	@{ [ -x $(BENCH_PY)/bin/python ] || $(PYTHON) -m venv $(BENCH_PY); } && \
+	  $(BENCH_PY)/bin/python -m pip install $(PIP) -U "onnxruntime==1.30.*" \
+	    -r python/bench/requirements.txt && \
+	  $(BENCH_PY)/bin/python -m pip install $(PIP) --force-reinstall --no-deps $(PY_BUILD)/dist/*.whl
+	$(BENCH_PY)/bin/python python/bench/bf16_models.py $(BENCH_ARGS)
 
 # libactx's kernels in ns/element beside memcpy, SLEEF, libm and ORT: results/kernels.{txt,csv}.
 bench-kernels: build
