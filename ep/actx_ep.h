@@ -27,6 +27,7 @@
 #ifndef ACTX_EP_INTERNAL_H
 #define ACTX_EP_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -373,6 +374,11 @@ typedef struct actx_ep_ort_runner {
 } actx_ep_ort_runner;
 void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ctx,
                               size_t num_tasks);
+/* How many threads ORT's intra-op pool runs a ParallelFor on (the session's intra-op thread
+ * count), found by running one: a library with a pool of its own (oneDNN's OpenMP) must not use
+ * more threads than the session was given, and ORT 1.30 has no getter for the count. Costs a
+ * ParallelFor of short tasks; the caller keeps the answer. */
+size_t actx_ep_ort_pool_threads(const actx_ep_ort_runner *runner);
 
 /* One activation of a compiled node. */
 typedef struct actx_ep_step {
@@ -403,6 +409,10 @@ const OrtKernelRegistry *actx_ep_registry_get(const actx_ep_registry *registry);
 void actx_ep_registry_free(actx_ep_registry *registry);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */
+
+/* The session's intra-op thread count once a kernel has found it (actx_ep_ort_pool_threads),
+ * kept with the session's OrtEp so it is found once: 0 until then. */
+_Atomic(size_t) *actx_ep_pool_threads_slot(const OrtEp *ep);
 
 /* Creates the OrtEp for one session. */
 OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,

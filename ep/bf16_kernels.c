@@ -37,6 +37,7 @@ typedef struct bf16_kernel {
   actx_bf16_kernel *kernel;
   actx_bf16_node node;
   actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS]; /* as the graph declares them */
+  _Atomic(size_t) *pool_threads;                /* the session's, kept by its OrtEp */
   char label[112];                              /* "node 'x'", for messages */
 } bf16_kernel;
 
@@ -129,7 +130,14 @@ static OrtStatus *kernel_compute(OrtKernelImpl *self, OrtKernelContext *context)
     out[j].data = data;
   }
   const actx_ep_ort_runner runner = {api, context};
-  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, SIZE_MAX};
+  /* the thread count, not SIZE_MAX as for the activations: oneDNN sizes its own OpenMP team
+   * by it, and must not take more threads than the session has */
+  size_t threads = atomic_load(k->pool_threads);
+  if (threads == 0) {
+    threads = actx_ep_ort_pool_threads(&runner);
+    atomic_store(k->pool_threads, threads);
+  }
+  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, threads};
   as = actx_bf16_kernel_run(k->kernel, in, n_in, out, n_out, &par, &why);
   return as == ACTX_OK ? NULL : service_error(k, "run", as, why);
 }
@@ -175,6 +183,11 @@ static OrtStatus *create_kernel(void *state, const OrtKernelInfo *info, OrtKerne
   OrtStatus *st = actx_ep_bf16_node_name(&src, name, sizeof name);
   snprintf(k->label, sizeof k->label, "node '%s'", name);
   const char *why = NULL;
+  const OrtEp *ep = NULL;
+  if (st == NULL) st = api->GetEpApi()->KernelInfo_GetEp(info, &ep);
+  if (st == NULL && ep == NULL)
+    st = actx_ep_error(api, ORT_EP_FAIL, "%s: the kernel has no EP", k->label);
+  if (st == NULL) k->pool_threads = actx_ep_pool_threads_slot(ep);
   if (st == NULL) st = actx_ep_bf16_read_node(&src, &k->node, k->output_elems, &why);
   if (st == NULL && why == NULL && k->node.op != ks->op)
     why = "registered for another operator";

@@ -9,10 +9,14 @@
  * built and never written afterwards, so concurrent Run() calls on one session (ORT allows them
  * and may call Compute for the same node from several threads at once) share it read-only; all
  * per-call state lives on the stack. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "actx_ep.h"
 
@@ -74,6 +78,41 @@ void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ct
     r->api->ReleaseStatus(st);
     for (size_t i = 0; i < num_tasks; i++) task(task_ctx, i);
   }
+}
+
+/* The probe: tasks that each spin briefly and note their thread, so every thread of the pool
+ * that is free takes some of them. */
+#define PROBE_TASKS 64
+#define PROBE_MAX_THREADS 256
+typedef struct pool_probe {
+  _Atomic(unsigned long) seen[PROBE_MAX_THREADS];
+  _Atomic(size_t) n_seen;
+} pool_probe;
+
+static void probe_task(void *ctx, size_t task) {
+  (void)task;
+  pool_probe *p = ctx;
+  const unsigned long self = (unsigned long)pthread_self();
+  size_t n = atomic_load(&p->n_seen);
+  for (size_t i = 0; i < n && i < PROBE_MAX_THREADS; i++)
+    if (atomic_load(&p->seen[i]) == self) goto spin;
+  n = atomic_fetch_add(&p->n_seen, 1); /* a thread adds itself once: it runs its tasks in turn */
+  if (n < PROBE_MAX_THREADS) atomic_store(&p->seen[n], self);
+spin:; /* ~20 µs, long enough for a pool thread to wake and take a task */
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do clock_gettime(CLOCK_MONOTONIC, &now);
+  while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 20000L);
+}
+
+size_t actx_ep_ort_pool_threads(const actx_ep_ort_runner *runner) {
+  pool_probe *p = calloc(1, sizeof *p);
+  if (p == NULL) return 1;
+  actx_ep_ort_parallel_for((void *)runner, probe_task, p, PROBE_TASKS);
+  size_t n = atomic_load(&p->n_seen);
+  free(p);
+  if (n > PROBE_MAX_THREADS) n = PROBE_MAX_THREADS;
+  return n > 0 ? n : 1;
 }
 
 static OrtStatus *create_state(OrtNodeComputeInfo *self, OrtNodeComputeContext *context,

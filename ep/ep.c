@@ -60,7 +60,12 @@ typedef struct actx_ep {
   /* in the order GetCapability made them; it runs before Compile, on one thread per session */
   group_record *records;
   size_t n_records, records_capacity;
+  _Atomic(size_t) pool_threads; /* actx_ep_pool_threads_slot */
 } actx_ep;
+
+_Atomic(size_t) *actx_ep_pool_threads_slot(const OrtEp *ep) {
+  return &((actx_ep *)ep)->pool_threads;
+}
 
 static const char *ep_get_name(const OrtEp *self) {
   (void)self;

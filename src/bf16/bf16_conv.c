@@ -247,10 +247,6 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-static size_t threads_of(const actx_parallel *par) {
-  return par == NULL || par->max_tasks == 0 ? 1 : par->max_tasks;
-}
-
 static actx_status run(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
                        size_t n_out, const actx_parallel *par, const char **why) {
   const conv_state *s = state;
@@ -291,7 +287,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     st = actx_dnnl_cache_conv(cache, &cs, &op, why);
     if (st == ACTX_OK) {
       st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc,
-                         threads_of(par), why);
+                         actx_dnnl_threads(par), why);
       actx_dnnl_cache_release(cache, op);
     }
   }

@@ -5,6 +5,7 @@
  * weights to float32. Every primitive uses a user scratchpad, allocated per run with the
  * reorders' temporaries, so that concurrent runs of one op share nothing writable. */
 #include "bf16_dnnl.h"
+#include "bf16_family.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,7 @@ static void round_task(void *ctx, size_t task) {
 }
 
 void actx_dnnl_round(const float *acc, uint16_t *y, size_t n, const actx_parallel *par) {
-  size_t tasks = par == NULL || par->parallel_for == NULL ? 1 : par->max_tasks;
-  if (tasks > n / ROUND_MIN_PER_TASK) tasks = n / ROUND_MIN_PER_TASK;
+  const size_t tasks = actx_bf16_tasks(par, (int64_t)n, (int64_t)n, ROUND_MIN_PER_TASK);
   if (tasks <= 1) {
     round_span(acc, y, n);
     return;

@@ -104,4 +104,15 @@ void actx_dnnl_cache_release(actx_dnnl_cache *cache, actx_dnnl_op *op);
 /* Destroys the cache and its ops (none may be in use). */
 void actx_dnnl_cache_destroy(actx_dnnl_cache *cache);
 
+/* The threads oneDNN may use in a run: the caller's thread count (par->max_tasks, which the
+ * EP sets to the session's intra-op thread count); 1 without a parallel-for or when the count
+ * is not known (0, SIZE_MAX), since a team of its own beside the session's pool would take
+ * cores the session was not given. */
+static inline size_t actx_dnnl_threads(const actx_parallel *par) {
+  if (par == NULL || par->parallel_for == NULL || par->max_tasks == 0 ||
+      par->max_tasks == SIZE_MAX)
+    return 1;
+  return par->max_tasks;
+}
+
 #endif /* ACTX_BF16_DNNL_H */

@@ -191,11 +191,7 @@ void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_s
                    const actx_parallel *par) {
   if (w->total <= 0) return;
   walk_job j = {w, in, in_size, out, out_size, piece, ctx, w->total};
-  const size_t max_tasks = par == NULL || par->parallel_for == NULL ? 1
-                           : par->max_tasks == 0                     ? 1
-                                                                     : par->max_tasks;
-  int64_t tasks = w->total / ACTX_WALK_MIN_CHUNK;
-  if (tasks > (int64_t)max_tasks) tasks = (int64_t)max_tasks;
+  int64_t tasks = (int64_t)actx_bf16_tasks(par, w->total, w->total, ACTX_WALK_MIN_CHUNK);
   if (tasks <= 1) {
     walk_range(&j, 0, w->total);
     return;

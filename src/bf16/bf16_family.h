@@ -29,4 +29,18 @@ static inline actx_status actx_bf16_fail(const char **why, const char *message) 
   return ACTX_ERROR_INVALID_ARGUMENT;
 }
 
+/* How many tasks a run of `work` elements (or units of work) over `items` independent pieces is
+ * split into: each task at least min_work, no more tasks than pieces nor than the caller's
+ * max_tasks (the EP passes SIZE_MAX: ORT's pool takes as many as pay), and 1 without a
+ * parallel-for. The one rule every family splits by. */
+static inline size_t actx_bf16_tasks(const actx_parallel *par, int64_t work, int64_t items,
+                                     int64_t min_work) {
+  if (par == NULL || par->parallel_for == NULL || work <= 0 || items <= 1) return 1;
+  int64_t tasks = work / (min_work > 0 ? min_work : 1);
+  if (tasks > items) tasks = items;
+  if (par->max_tasks != 0 && (uint64_t)tasks > (uint64_t)par->max_tasks)
+    tasks = (int64_t)par->max_tasks;
+  return tasks > 1 ? (size_t)tasks : 1;
+}
+
 #endif /* ACTX_BF16_FAMILY_H */

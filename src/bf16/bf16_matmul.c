@@ -205,10 +205,6 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-static size_t threads_of(const actx_parallel *par) {
-  return par == NULL || par->max_tasks == 0 ? 1 : par->max_tasks;
-}
-
 /* Y = round(alpha·acc + beta·C) (Gemm) or round(acc) (MatMul), in float32, once. C broadcast
  * from [1 or M, 1 or N] (or lower rank); beta == 0 leaves C unread, as ONNX Runtime does. */
 static void round_out(const matmul_state *s, const problem *p, const float *acc, uint16_t *y,
@@ -296,7 +292,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     st = actx_dnnl_cache_matmul(cache, &ms, &op, why);
     if (st == ACTX_OK) {
       st = actx_dnnl_run(op, in[0].data, cache == s->packed_ops ? NULL : in[1].data, NULL, acc,
-                         threads_of(par), why);
+                         actx_dnnl_threads(par), why);
       actx_dnnl_cache_release(cache, op);
     }
     if (st != ACTX_OK) {

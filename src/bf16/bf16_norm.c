@@ -316,13 +316,7 @@ static actx_status norm_run(const void *state, const actx_tensor *in, size_t n_i
     }
     return ACTX_OK;
   }
-  size_t tasks = par != NULL && par->parallel_for != NULL && par->max_tasks > 1
-                     ? par->max_tasks : 1;
-  const int64_t work = p.rows * p.n;
-  if ((int64_t)tasks > work / NORM_MIN_ELEMENTS_PER_TASK)
-    tasks = (size_t)(work / NORM_MIN_ELEMENTS_PER_TASK);
-  if ((int64_t)tasks > p.rows) tasks = (size_t)p.rows;
-  if (tasks < 1) tasks = 1;
+  const size_t tasks = actx_bf16_tasks(par, p.rows * p.n, p.rows, NORM_MIN_ELEMENTS_PER_TASK);
   job.scratch = malloc(tasks * (size_t)p.n * sizeof(float));
   if (job.scratch == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   job.n_tasks = tasks;

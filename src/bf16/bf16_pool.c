@@ -319,11 +319,7 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
     job.spatial_mul[d] = m;
   }
   const int64_t work = n * p.kernel[0] * p.kernel[1] * p.kernel[2];
-  size_t tasks = par != NULL && par->parallel_for != NULL && par->max_tasks > 1
-                     ? par->max_tasks : 1;
-  if ((int64_t)tasks > work / POOL_MIN_WORK_PER_TASK)
-    tasks = (size_t)(work / POOL_MIN_WORK_PER_TASK);
-  if ((int64_t)tasks > n) tasks = (size_t)n;
+  const size_t tasks = actx_bf16_tasks(par, work, n, POOL_MIN_WORK_PER_TASK);
   if (tasks <= 1) {
     pool_range(&job, 0, n);
     return ACTX_OK;

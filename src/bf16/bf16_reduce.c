@@ -271,11 +271,7 @@ static actx_status reduce_run(const void *state, const actx_tensor *in, size_t n
   }
   reduce_job job = {s, &plan, in[0].data, out[0].data, 1};
   const int64_t work = plan.n_out * (plan.n_red_elems > 0 ? plan.n_red_elems : 1);
-  size_t tasks = par != NULL && par->parallel_for != NULL && par->max_tasks > 1
-                     ? par->max_tasks : 1;
-  if ((int64_t)tasks > work / REDUCE_MIN_ELEMENTS_PER_TASK)
-    tasks = (size_t)(work / REDUCE_MIN_ELEMENTS_PER_TASK);
-  if ((int64_t)tasks > plan.n_out) tasks = (size_t)plan.n_out;
+  const size_t tasks = actx_bf16_tasks(par, work, plan.n_out, REDUCE_MIN_ELEMENTS_PER_TASK);
   if (tasks <= 1) {
     reduce_range(&job, 0, plan.n_out);
     return ACTX_OK;

@@ -357,10 +357,7 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
     free(wbuf);
     return actx_bf16_fail(why, "Resize linear over more than 16 dims");
   }
-  size_t tasks = par != NULL && par->parallel_for != NULL && par->max_tasks > 1
-                     ? par->max_tasks : 1;
-  if ((int64_t)tasks > n / RESIZE_MIN_ELEMENTS_PER_TASK)
-    tasks = (size_t)(n / RESIZE_MIN_ELEMENTS_PER_TASK);
+  const size_t tasks = actx_bf16_tasks(par, n, n, RESIZE_MIN_ELEMENTS_PER_TASK);
   if (tasks <= 1) {
     resize_range(&job, 0, n);
   } else {

@@ -136,12 +136,7 @@ static actx_status softmax_run(const void *state, const actx_tensor *in, size_t 
   if (n == 0) return ACTX_OK;
   if (in[0].data == NULL || out[0].data == NULL)
     return actx_bf16_fail(why, "softmax tensor has no data");
-  size_t tasks = par != NULL && par->parallel_for != NULL && par->max_tasks > 1
-                     ? par->max_tasks : 1;
-  if ((int64_t)tasks > n / SOFTMAX_MIN_ELEMENTS_PER_TASK)
-    tasks = (size_t)(n / SOFTMAX_MIN_ELEMENTS_PER_TASK);
-  if ((int64_t)tasks > rows) tasks = (size_t)rows;
-  if (tasks < 1) tasks = 1;
+  const size_t tasks = actx_bf16_tasks(par, n, rows, SOFTMAX_MIN_ELEMENTS_PER_TASK);
   float *scratch = malloc(tasks * (size_t)p.len * sizeof(float));
   if (scratch == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   softmax_job job = {s->log, p, in[0].data, out[0].data, scratch, tasks};
