@@ -110,7 +110,7 @@ static inline void reverse_for(void *runner, actx_task_fn task, void *ctx, size_
   last_num_tasks = n;
   for (size_t i = n; i-- > 0;) task(ctx, i);
 }
-static const actx_parallel reverse_par = {reverse_for, NULL, 4};
+static const actx_parallel reverse_par = {reverse_for, NULL, SIZE_MAX}; /* as the EP passes */
 
 /* A parallel-for on real threads, one a task (for ThreadSanitizer's runs of the suite). */
 typedef struct thread_task {
