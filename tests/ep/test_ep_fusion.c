@@ -61,12 +61,14 @@ static actx_ep_kind fused_kind(const ep_pattern_spec *s, bool bias) {
   }
 }
 
-/* How many nodes run on actx, and how many of them are pattern nodes (named p<k>). */
+/* How many nodes run on actx, and how many of them are pattern nodes (named p<k>). In a
+ * bfloat16 model (group_only) only those of actx's largest subgraph, the fused group: the
+ * bfloat16 service (ep/bf16_claim.c) runs the nodes left around it one by one. */
 typedef struct placement {
   size_t on_actx, pattern_on_actx;
 } placement;
 
-static void placement_of(const actx_ort_session *s, placement *p) {
+static void placement_of(const actx_ort_session *s, bool group_only, placement *p) {
   memset(p, 0, sizeof *p);
   actx_ort_assignment *list = NULL;
   size_t n = 0;
@@ -75,8 +77,17 @@ static void placement_of(const actx_ort_session *s, placement *p) {
     CHECK(false, "assignments: %s", err.message);
     return;
   }
+  size_t group = SIZE_MAX, group_size = 0; /* a subgraph's nodes are listed together */
+  for (size_t i = 0, run = 0; group_only && i < n; i++) {
+    run = i > 0 && list[i - 1].subgraph == list[i].subgraph ? run + 1 : 1;
+    if (strcmp(list[i].ep_name, "actx") == 0 && run > group_size) {
+      group_size = run;
+      group = list[i].subgraph;
+    }
+  }
   for (size_t i = 0; i < n; i++) {
     if (strcmp(list[i].ep_name, "actx") != 0) continue;
+    if (group_only && list[i].subgraph != group) continue;
     p->on_actx++;
     p->pattern_on_actx +=
         list[i].node_name[0] == 'p' && list[i].node_name[1] >= '0' && list[i].node_name[1] <= '9';
@@ -143,7 +154,7 @@ static void *run(const ep_pattern_model *pm, const char *policy, int threads, in
           err.message);
     return NULL;
   }
-  if (where != NULL) placement_of(s, where);
+  if (where != NULL) placement_of(s, elem_type == ACTX_ELEM_BFLOAT16, where);
   size_t bytes = 0;
   void *y = ep_run(s, elem_type, x, rank, dims, bias, bias_rank, bias_dims, &bytes);
   CHECK(y != NULL, "%s, policy %s: run", label, policy ? policy : "ORT alone");

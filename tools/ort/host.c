@@ -735,6 +735,7 @@ int actx_ort_session_assignments(const actx_ort_session *s, actx_ort_assignment 
                          "EpAssignedNode_GetOperatorType", err) != 0)
         goto fail;
       actx_ort_assignment *a = &list[count++];
+      a->subgraph = g;
       snprintf(a->ep_name, sizeof a->ep_name, "%s", ep != NULL ? ep : "");
       snprintf(a->node_name, sizeof a->node_name, "%s", name != NULL ? name : "");
       snprintf(a->domain, sizeof a->domain, "%s", domain != NULL ? domain : "");
@@ -760,6 +761,22 @@ long actx_ort_count_nodes_on(const actx_ort_session *session, const char *ep_nam
   long count = 0;
   for (size_t i = 0; i < n; i++)
     count += strcmp(list[i].ep_name, ep_name) == 0;
+  free(list);
+  return count;
+}
+
+long actx_ort_count_subgraphs_on(const actx_ort_session *session, const char *ep_name,
+                                 actx_ort_error *err) {
+  if (ep_name == NULL)
+    return set_error(err, ORT_INVALID_ARGUMENT, "count subgraphs: ep_name is NULL");
+  actx_ort_assignment *list = NULL;
+  size_t n = 0;
+  if (actx_ort_session_assignments(session, &list, &n, err) != 0)
+    return -1;
+  long count = 0;
+  for (size_t i = 0; i < n; i++) /* a subgraph's nodes are listed together */
+    count += strcmp(list[i].ep_name, ep_name) == 0 &&
+             (i == 0 || list[i - 1].subgraph != list[i].subgraph);
   free(list);
   return count;
 }

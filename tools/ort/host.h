@@ -150,6 +150,7 @@ void actx_ort_tensors_free(actx_ort_tensor *tensors, size_t n);
  * Casts ORT inserts afterwards around float16 nodes. To see the graph ORT finally runs, save it
  * with optimized_model_path. */
 typedef struct actx_ort_assignment {
+  size_t subgraph; /* which of ORT's assigned subgraphs holds it: one per compiled node */
   char ep_name[64];
   char node_name[128];
   char domain[64];
@@ -162,6 +163,10 @@ int actx_ort_session_assignments(const actx_ort_session *session, actx_ort_assig
 /* How many of those nodes are assigned to ep_name (-1 on error). */
 long actx_ort_count_nodes_on(const actx_ort_session *session, const char *ep_name,
                              actx_ort_error *err);
+/* How many subgraphs ORT assigned to ep_name (-1 on error): nodes an EP runs as one compiled
+ * node are one, every node it runs with a registered kernel is one of its own. */
+long actx_ort_count_subgraphs_on(const actx_ort_session *session, const char *ep_name,
+                                 actx_ort_error *err);
 
 /* Ends the profiling of a session created with profile_prefix and writes the name of the
  * profile file ORT wrote into path. */
