@@ -180,7 +180,7 @@ self_test() {
     failures=$((failures + 1))
   fi
   # Option detection, with a help long enough that the reader leaves the pipe early.
-  printf '#!/bin/sh\necho "  --no-creation  skip"\nyes "  --padding      more help" | head -n 20000\n' \
+  printf '#!/bin/sh\necho "  --no-creation  skip"\nyes "  --more  help" | head -n 20000\n' \
     > "$dir/tool"
   chmod +x "$dir/tool"
   if ! ab_has_option "$dir/tool" --no-creation || ab_has_option "$dir/tool" --no-models; then
