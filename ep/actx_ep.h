@@ -287,12 +287,45 @@ const char *actx_ep_fusion_name(const actx_ep_fusion *fusion);
 
 /* ---- ort_fusions.c ------------------------------------------------------------------------- */
 
-/* Whether ORT alone, at its default optimisation level, turns the matched subgraph into the
- * one kernel fusion->node.kind names (GeluFusion, FastGeluFusion, QuickGeluFusion and
- * BiasGeluFusion, with their exact rules): then running it as one actx call gives ORT's bits.
- * float32 only: ORT converts float16 subgraphs to float32 islands it does not fuse, and has no
- * bfloat16 kernels. */
-OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *fusion, bool *out);
+/* What has become of a node by the time ORT's level-2 fusions look at it. Their rules read the
+ * operator of the node producing a subgraph's x (GeluFusion gives up on a Mul, FastGeluFusion's
+ * second formula on a Cast), and that node may meanwhile have been fused into another kernel,
+ * by ORT itself (an earlier GELU of a chain) or by our claim. */
+typedef enum actx_ep_node_fate {
+  ACTX_EP_NODE_UNKNOWN,  /* cannot be told: one of ORT's other fusions may take it */
+  ACTX_EP_NODE_KEPT,     /* still there, its operator as it is */
+  ACTX_EP_NODE_REPLACED, /* part of another kernel: ORT's fused node or ours */
+} actx_ep_node_fate;
+
+/* The graph as ORT's level-2 fusions will see it: fate tells what became of a node. */
+typedef struct actx_ep_ort_view {
+  OrtStatus *(*fate)(const void *ctx, const OrtNode *node, actx_ep_node_fate *out);
+  const void *ctx;
+} actx_ep_ort_view;
+
+typedef enum actx_ep_ort_verdict {
+  ACTX_EP_ORT_UNSURE,  /* ORT may or may not fuse it (it depends on a node of unknown fate) */
+  ACTX_EP_ORT_UNFUSED, /* ORT runs the nodes one by one */
+  ACTX_EP_ORT_FUSES,   /* ORT makes the one kernel of it */
+} actx_ep_ort_verdict;
+
+/* Whether ORT, at its default optimisation level, turns the matched subgraph into the one
+ * kernel fusion->node.kind names (GeluFusion, FastGeluFusion, QuickGeluFusion and
+ * BiasGeluFusion, with their exact rules), in the graph view describes (NULL: every node whose
+ * fate matters is of unknown fate). Where it does, one actx call gives ORT's bits. float32 only
+ * (UNFUSED otherwise): ORT converts float16 subgraphs to float32 islands it does not fuse, and
+ * has no bfloat16 kernels. */
+OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *fusion,
+                             const actx_ep_ort_view *view, actx_ep_ort_verdict *out);
+
+/* The two views a claim is judged in: ORT alone's graph, whose result is the one to give, and
+ * the graph ORT gets back from us, our claims taken out, where ORT fuses what we leave. */
+typedef struct actx_ep_ort_views {
+  actx_ep_ort_view alone, with_claims;
+} actx_ep_ort_views;
+typedef struct actx_ep_ort_verdicts {
+  actx_ep_ort_verdict alone, with_claims;
+} actx_ep_ort_verdicts;
 
 /* ---- pattern.c ----------------------------------------------------------------------------- */
 
@@ -426,10 +459,12 @@ void actx_ep_release(OrtEp *ep);
  * A node `auto`'s table declines gets *why == actx_ep_auto_table_declines (ep.c may still take
  * it into the claim it follows). */
 OrtStatus *actx_ep_takes_node(const OrtApi *api, actx_ep_policy_mode policy, const OrtNode *node,
-                              const actx_ep_node *info, const actx_ep_fusion *match, bool *take,
-                              const char **why);
+                              const actx_ep_node *info, const actx_ep_fusion *match,
+                              const actx_ep_ort_views *views, bool *take, const char **why);
+/* ... and *verdicts what ORT does with f in either view (UNSURE where it was not asked). */
 OrtStatus *actx_ep_takes_fusion(const OrtApi *api, actx_ep_policy_mode policy,
-                                const actx_ep_fusion *f, bool *take, const char **why);
+                                const actx_ep_fusion *f, const actx_ep_ort_views *views,
+                                actx_ep_ort_verdicts *verdicts, bool *take, const char **why);
 extern const char actx_ep_auto_table_declines[];
 
 /* ---- status.c ------------------------------------------------------------------------------ */

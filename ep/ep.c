@@ -102,7 +102,56 @@ typedef struct claim_list {
   size_t *match_of;
   actx_ep_fusion *matches;
   size_t n_matches, matches_capacity;
+  /* the graph as ORT's level-2 fusions will see it, alone and without our claims (node_fate) */
+  actx_ep_ort_views views;
+  struct fate_view {
+    const OrtApi *api;
+    const struct claim_list *list;
+    bool with_claims;
+  } alone_view, with_claims_view;
+  /* by position: what becomes of the last node of a subgraph decided so far, in either view */
+  actx_ep_node_fate *y_fate_alone, *y_fate_with;
 } claim_list;
+
+/* What becomes of node by the time ORT's level-2 fusions look at it (ort_fusions.c asks about
+ * the Mul or Cast producing a subgraph's x). Subgraphs are decided in the graph's topological
+ * order, so the one ending in that node is decided by then: if ORT alone fuses it, its last node
+ * is part of ORT's kernel or ours; if not, no policy takes it whole and the node stays (its core
+ * may become ours, the Mul stays). In the graph we hand back, a node we took is part of our
+ * kernel. A Cast stays: no level-2 fusion removes one before these look. Anything else may be
+ * fused by one of ORT's other fusions (RMSNorm's last Mul, say): unknown. */
+static OrtStatus *node_fate(const void *ctx, const OrtNode *node, actx_ep_node_fate *out) {
+  const struct fate_view *v = ctx;
+  const claim_list *list = v->list;
+  *out = ACTX_EP_NODE_UNKNOWN;
+  const size_t pos = actx_ep_position(&list->positions, node);
+  if (pos == SIZE_MAX) return NULL;
+  if (v->with_claims && list->taken[pos]) {
+    *out = ACTX_EP_NODE_REPLACED;
+    return NULL;
+  }
+  *out = v->with_claims ? list->y_fate_with[pos] : list->y_fate_alone[pos];
+  bool cast = false;
+  OrtStatus *st = actx_ep_node_is(v->api, node, "Cast", NULL, &cast);
+  if (st == NULL && cast && *out == ACTX_EP_NODE_UNKNOWN) *out = ACTX_EP_NODE_KEPT;
+  return st;
+}
+
+/* Records what becomes of f's last node, from what ORT does with f (node_fate). */
+static void record_y_fate(claim_list *list, const actx_ep_fusion *f,
+                          const actx_ep_ort_verdicts *v, const OrtNode *y_node) {
+  /* the families whose last node ORT's GELU / QuickGelu fusions take */
+  if (f->family != ACTX_EP_FUSION_ERF_GELU && f->family != ACTX_EP_FUSION_TANH_GELU &&
+      f->family != ACTX_EP_FUSION_SIGMOID)
+    return;
+  const size_t pos = actx_ep_position(&list->positions, y_node);
+  if (pos == SIZE_MAX) return;
+  static const actx_ep_node_fate of[] = {[ACTX_EP_ORT_UNSURE] = ACTX_EP_NODE_UNKNOWN,
+                                         [ACTX_EP_ORT_UNFUSED] = ACTX_EP_NODE_KEPT,
+                                         [ACTX_EP_ORT_FUSES] = ACTX_EP_NODE_REPLACED};
+  list->y_fate_alone[pos] = of[v->alone];
+  list->y_fate_with[pos] = v->alone == ACTX_EP_ORT_UNSURE ? of[v->with_claims] : of[v->alone];
+}
 
 /* Doubles an array's capacity (to `first` elements when it has none); false when out of memory,
  * the array unchanged. */
@@ -154,7 +203,13 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
   if (name == NULL) name = "";
   bool take = false;
   const char *why = NULL;
-  if ((st = actx_ep_takes_fusion(ep->api, ep->policy, &f, &take, &why)) != NULL) return st;
+  actx_ep_ort_verdicts verdicts;
+  const OrtNode *y_node = NULL;
+  if ((st = actx_ep_takes_fusion(ep->api, ep->policy, &f, &list->views, &verdicts, &take,
+                                 &why)) != NULL ||
+      (st = actx_ep_value_producer(api, f.y, &y_node)) != NULL)
+    return st;
+  record_y_fate(list, &f, &verdicts, y_node);
   if (!take) {
     actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
                 "actx: declined %s at '%s' (%zu nodes): %s", actx_ep_fusion_name(&f), name,
@@ -211,7 +266,7 @@ static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, c
       (st = actx_ep_takes_node(api, ep->policy, nodes[i], &info,
                                list->match_of[i] != SIZE_MAX ? &list->matches[list->match_of[i]]
                                                              : NULL,
-                               &take, &reason)) != NULL)
+                               &list->views, &take, &reason)) != NULL)
     return st;
   if (!take && reason == actx_ep_auto_table_declines) {
     if ((st = follows_claim(ep, list, nodes[i], &info, &take)) != NULL) return st;
@@ -337,9 +392,16 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
   /* the graph's nodes, the claims' nodes, and a group's nodes */
   const OrtNode **nodes = malloc(3 * n * sizeof *nodes);
   claim_list list = {.taken = calloc(n, sizeof *list.taken),
-                     .match_of = malloc(n * sizeof *list.match_of)};
+                     .match_of = malloc(n * sizeof *list.match_of),
+                     .y_fate_alone = calloc(n, sizeof *list.y_fate_alone), /* 0: unknown */
+                     .y_fate_with = calloc(n, sizeof *list.y_fate_with)};
+  list.alone_view = (struct fate_view){api, &list, false};
+  list.with_claims_view = (struct fate_view){api, &list, true};
+  list.views.alone = (actx_ep_ort_view){node_fate, &list.alone_view};
+  list.views.with_claims = (actx_ep_ort_view){node_fate, &list.with_claims_view};
   size_t *order = NULL, *next = NULL;
-  if (nodes == NULL || list.taken == NULL || list.match_of == NULL) {
+  if (nodes == NULL || list.taken == NULL || list.match_of == NULL || list.y_fate_alone == NULL ||
+      list.y_fate_with == NULL) {
     st = actx_ep_error(api, ORT_FAIL, "out of memory listing %zu nodes", n);
     goto done;
   }
@@ -379,6 +441,8 @@ done:
   free(list.taken);
   free(list.match_of);
   free(list.matches);
+  free(list.y_fate_alone);
+  free(list.y_fate_with);
   actx_ep_positions_free(&list.positions);
   free(nodes);
   return st;

@@ -7,8 +7,10 @@
  * differ in the last bits. So this file repeats the conditions of ORT 1.30's GeluFusion,
  * FastGelu's two formulas, QuickGeluFusion and BiasGeluFusion, quirks included (which operand
  * may be the constant, which intermediates may be graph outputs, the producer of x), and the
- * `auto` policy takes only subgraphs that pass. Answering "no" when ORT would fuse is safe (we
- * decline, and ORT fuses); the tests check every variant against what ORT does.
+ * policies take only subgraphs that pass. The producer of x is judged as ORT's fusions will find
+ * it, which depends on what became of it before (actx_ep_ort_view): ORT alone may have fused it
+ * into the previous GELU of a chain, or our claim may have taken it; so takes.c asks twice, of
+ * ORT alone's graph and of the graph we hand back. The tests check every variant against ORT.
  *
  * Only float32: ORT rewrites a float16 subgraph into a float32 island of unfused nodes between
  * two Casts (its fusions then find nothing assigned to one EP), and has no bfloat16 kernels. */
@@ -97,20 +99,72 @@ static OrtStatus *output_of(const OrtApi *api, const OrtNode *node, const OrtVal
   return actx_ep_node_output(api, node, value);
 }
 
-static OrtStatus *producer_op_is(const OrtApi *api, const OrtValueInfo *value, const char *op_type,
-                                 bool *out) {
+static bool in_subgraph(const actx_ep_fusion *f, const OrtNode *node) {
+  for (size_t i = 0; i < f->n_nodes; i++)
+    if (f->nodes[i] == node) return true;
+  return false;
+}
+
+/* One question to ORT's fusions about one subgraph, in one view of the graph. */
+typedef struct judge {
+  const OrtApi *api;
+  const actx_ep_ort_view *view;
+  bool unsure; /* the answer hung on a node of unknown fate */
+} judge;
+
+/* Whether the node producing value is, when ORT's fusions look at it, still an op_type node
+ * (its rules compare only the operator). A node that became part of another kernel, ORT's fused
+ * node or ours, is not; where its fate is unknown, *out is false and the judge unsure. */
+static OrtStatus *producer_still_is(judge *j, const OrtValueInfo *value, const char *op_type,
+                                    bool *out) {
+  *out = false;
   const OrtNode *p = NULL;
-  OrtStatus *st = actx_ep_value_producer(api, value, &p);
-  if (st != NULL) return st;
-  return actx_ep_node_is(api, p, op_type, NULL, out);
+  bool is = false;
+  OrtStatus *st = actx_ep_value_producer(j->api, value, &p);
+  if (st == NULL) st = actx_ep_node_is(j->api, p, op_type, NULL, &is);
+  if (st != NULL || !is) return st;
+  actx_ep_node_fate fate = ACTX_EP_NODE_UNKNOWN;
+  if (j->view != NULL && j->view->fate != NULL &&
+      (st = j->view->fate(j->view->ctx, p, &fate)) != NULL)
+    return st;
+  *out = fate == ACTX_EP_NODE_KEPT;
+  if (fate == ACTX_EP_NODE_UNKNOWN) j->unsure = true;
+  return NULL;
 }
 
 /* GeluFusion: Div(x, √2) → Erf → Add(1) → Mul, with the 0.5 either on x before the last Mul
  * (its pattern 1) or on the product after it (pattern 2). Pattern 2 is not found when x is
- * itself the output of a Mul: ORT looks for pattern 1's Mul(x, 0.5) as the first Mul feeding the
- * last Mul, and takes x's producer for it. */
-static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const OrtValueInfo **y) {
+ * the output of a Mul *when GeluFusion looks*: ORT looks for pattern 1's Mul(x, 0.5) as the
+ * first Mul feeding the last Mul, and takes x's producer for it. That Mul may by then be gone:
+ * the last node of the previous GELU of a chain, which ORT fused before this one (it visits the
+ * graph in topological order, and repeats its level-2 fusions while they change the graph), or
+ * a node of one of our claims. */
+/* The default-domain opset of the model holding node (0 if it says none). */
+static OrtStatus *onnx_opset(const OrtApi *api, const OrtNode *node, int64_t *opset) {
+  *opset = 0;
+  const OrtGraph *graph = NULL;
+  size_t n = 0;
+  OrtStatus *st = api->Node_GetGraph(node, &graph);
+  if (st == NULL && graph != NULL) st = api->Graph_GetNumOperatorSets(graph, &n);
+  if (st != NULL || graph == NULL || n == 0 || n > 64) return st;
+  const char *domains[64];
+  int64_t versions[64];
+  if ((st = api->Graph_GetOperatorSets(graph, domains, versions, n)) != NULL) return st;
+  for (size_t i = 0; i < n; i++)
+    if (actx_ep_is_onnx_domain(domains[i])) *opset = versions[i];
+  return NULL;
+}
+
+static OrtStatus *erf_gelu(judge *j, const actx_ep_fusion *f, const OrtValueInfo **y) {
+  const OrtApi *api = j->api;
   *y = NULL;
+  /* From opset 20 on, GeluFusion does its work at level 1, into ai.onnx Gelu, before any EP
+   * sees the graph, and its level-2 run leaves such models alone: a GELU we still see is one
+   * ORT runs node by node, even where its x's producer is fused later (measured: after
+   * QuickGelu, SiLU or a tanh GELU, ORT 1.30 fuses it at opset 17 and not at opset 20). */
+  int64_t opset = 0;
+  OrtStatus *st0 = onnx_opset(api, f->core, &opset);
+  if (st0 != NULL || opset >= 20) return st0;
   const OrtValueInfo *arg = NULL, *erf_out = NULL, *sum = NULL, *prod = NULL, *other = NULL;
   const OrtNode *div = NULL, *add = NULL, *mul = NULL, *half = NULL;
   bool ok = false, same = false;
@@ -132,7 +186,15 @@ static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const Ort
       (st = consumer_of(api, sum, "Mul", actx_ep_binary_since, &mul)) != NULL || mul == NULL)
     return st;
   if ((st = actx_ep_other_input(api, mul, sum, &other)) != NULL || other == NULL) return st;
+  /* ORT takes the first Mul among the last Mul's inputs' producers for pattern 1's Mul(x, 0.5):
+   * our pattern 1's own, or, in pattern 2, x's producer unless that is by then part of a fused
+   * kernel (then it tries pattern 2). */
   if ((st = producer_of(api, other, "Mul", actx_ep_binary_since, &half)) != NULL) return st;
+  if (half != NULL && !in_subgraph(f, half)) {
+    bool still_mul = false;
+    if ((st = producer_still_is(j, other, "Mul", &still_mul)) != NULL || j->unsure) return st;
+    if (!still_mul) half = NULL;
+  }
   if (half != NULL) { /* pattern 1: Mul(x, 0.5) feeding only the last Mul */
     const OrtNode *only = NULL;
     if ((st = actx_ep_single_consumer(api, other, &only)) != NULL || only != mul) return st;
@@ -140,8 +202,6 @@ static OrtStatus *erf_gelu(const OrtApi *api, const actx_ep_fusion *f, const Ort
     return output_of(api, mul, y);
   }
   if ((st = actx_ep_same_value(api, other, f->root, &same)) != NULL || !same) return st;
-  bool x_from_mul = false;
-  if ((st = producer_op_is(api, f->root, "Mul", &x_from_mul)) != NULL || x_from_mul) return st;
   if ((st = output_of(api, mul, &prod)) != NULL ||
       (st = consumer_of(api, prod, "Mul", actx_ep_binary_since, &half)) != NULL || half == NULL)
     return st;
@@ -189,16 +249,16 @@ static OrtStatus *fast_gelu_first(const OrtApi *api, const actx_ep_fusion *f, co
 
 /* FastGeluFusion's second formula: Tanh(Mul(Add(Mul(Pow(x, 3), 0.044715), x), √(2/π))). It also
  * looks for a Cast in front of x and gives up when x comes from a Cast feeding more than Pow and
- * Add, which x always does here (the 0.5·x Mul reads it too). */
-static OrtStatus *fast_gelu_second(const OrtApi *api, const actx_ep_fusion *f, const OrtNode *mul2,
+ * Add, which x always does here (the 0.5·x Mul reads it too); a Cast we took into a claim
+ * (fusion.c, match_half_casts) is no Cast to it. */
+static OrtStatus *fast_gelu_second(judge *j, const actx_ep_fusion *f, const OrtNode *mul2,
                                    bool *out) {
+  const OrtApi *api = j->api;
   *out = false;
-  bool x_from_cast = false;
-  OrtStatus *st = producer_op_is(api, f->root, "Cast", &x_from_cast);
-  if (st != NULL || x_from_cast) return st;
   const OrtValueInfo *in[2];
   size_t n = 0;
-  if ((st = actx_ep_node_inputs(api, mul2, in, 2, &n)) != NULL || n != 2) return st;
+  OrtStatus *st = actx_ep_node_inputs(api, mul2, in, 2, &n);
+  if (st != NULL || n != 2) return st;
   for (int i = 0; i < 2 && !*out; i++) {
     const OrtNode *add1 = NULL, *mul1 = NULL, *pow = NULL;
     const OrtValueInfo *scaled = NULL;
@@ -229,12 +289,16 @@ static OrtStatus *fast_gelu_second(const OrtApi *api, const actx_ep_fusion *f, c
     if ((st = ort_constant_is(api, pow_in[1], ORT_POW_THREE, &ok)) != NULL) return st;
     *out = ok;
   }
+  bool x_from_cast = false;
+  if (*out && (st = producer_still_is(j, f->root, "Cast", &x_from_cast)) != NULL) return st;
+  if (x_from_cast || j->unsure) *out = false;
   return NULL;
 }
 
 /* FastGeluFusion: either formula, then Tanh → Add(1) → Mul with Mul(x, 0.5). Its result must not
  * be a graph output (the fused node gets a new output name). */
-static OrtStatus *tanh_gelu(const OrtApi *api, const actx_ep_fusion *f, const OrtValueInfo **y) {
+static OrtStatus *tanh_gelu(judge *j, const actx_ep_fusion *f, const OrtValueInfo **y) {
+  const OrtApi *api = j->api;
   *y = NULL;
   const OrtValueInfo *arg = NULL, *tanh_out = NULL, *sum = NULL, *other = NULL, *out = NULL;
   const OrtNode *mul3 = NULL, *add = NULL, *mul5 = NULL, *mul6 = NULL;
@@ -244,7 +308,7 @@ static OrtStatus *tanh_gelu(const OrtApi *api, const actx_ep_fusion *f, const Or
   if (st == NULL) st = producer_of(api, arg, "Mul", actx_ep_binary_since, &mul3);
   if (st != NULL || mul3 == NULL) return st;
   if ((st = fast_gelu_first(api, f, mul3, &ok)) != NULL) return st;
-  if (!ok && (st = fast_gelu_second(api, f, mul3, &ok)) != NULL) return st;
+  if (!ok && (st = fast_gelu_second(j, f, mul3, &ok)) != NULL) return st;
   if (!ok) return NULL;
   if ((st = output_of(api, f->core, &tanh_out)) != NULL ||
       (st = consumer_of(api, tanh_out, "Add", actx_ep_binary_since, &add)) != NULL || add == NULL)
@@ -304,21 +368,29 @@ static OrtStatus *quick_gelu(const OrtApi *api, const actx_ep_fusion *f, const O
   return output_of(api, mul, y);
 }
 
-OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *f, bool *out) {
-  *out = false;
+OrtStatus *actx_ep_ort_fuses(const OrtApi *api, const actx_ep_fusion *f,
+                             const actx_ep_ort_view *view, actx_ep_ort_verdict *out) {
+  *out = ACTX_EP_ORT_UNFUSED;
   if (f->node.dtype != ACTX_F32) return NULL;
   /* BiasGeluFusion's conditions on the Add (a 1-D input along the other's last dimension, the
    * Add feeding only the activation) are the ones fusion.c matched the bias with. */
+  judge j = {.api = api, .view = view};
   const OrtValueInfo *y = NULL;
   OrtStatus *st = NULL;
   switch (f->family) {
-    case ACTX_EP_FUSION_ERF_GELU: st = erf_gelu(api, f, &y); break;
-    case ACTX_EP_FUSION_TANH_GELU: st = tanh_gelu(api, f, &y); break;
+    case ACTX_EP_FUSION_ERF_GELU: st = erf_gelu(&j, f, &y); break;
+    case ACTX_EP_FUSION_TANH_GELU: st = tanh_gelu(&j, f, &y); break;
     case ACTX_EP_FUSION_SIGMOID: st = quick_gelu(api, f, &y); break;
     case ACTX_EP_FUSION_GELU_NODE: y = f->y; break; /* the Gelu node is ORT's already */
     /* ORT drops the Casts and runs its float32 kernel on x (fusion.c, match_half_casts) */
     case ACTX_EP_FUSION_HALF_CASTS: y = f->y; break;
   }
-  if (st != NULL || y == NULL) return st;
-  return actx_ep_same_value(api, y, f->y, out);
+  if (st != NULL) return st;
+  if (y == NULL) {
+    if (j.unsure) *out = ACTX_EP_ORT_UNSURE;
+    return NULL;
+  }
+  bool same = false;
+  if ((st = actx_ep_same_value(api, y, f->y, &same)) == NULL && same) *out = ACTX_EP_ORT_FUSES;
+  return st;
 }

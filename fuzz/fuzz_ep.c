@@ -1,6 +1,8 @@
 /* libFuzzer harness for the actx EP inside ONNX Runtime: arbitrary bytes become a small model
- * (one node, a chain of two, one of the activation patterns ORT fuses, or a nested model: Ifs and
- * Loops, two deep at most, whose branches and bodies hold chains of the activations actx serves,
+ * (one node, a chain of two (the second reading the first's output once, or as x and bias), one
+ * of the activation patterns ORT fuses, a linked chain of them and of single nodes, each on the
+ * one before (build_linked), or a nested model: Ifs and Loops, two deep at most, whose
+ * branches and bodies hold chains of the activations actx serves,
  * single nodes and the subgraphs exporters write (tools/ort/model_parts.h), under the names
  * exporters reuse in every such graph: v_in -> v_out, the same intermediates and initializers),
  * mutated in every way a model can be wrong or unusual: element types (also mismatched between
@@ -207,11 +209,13 @@ typedef enum pattern {
   P_QUICK_GELU,
   P_ADD_GELU,
   P_NESTED,
+  P_LINKED,
   P_COUNT
 } pattern;
 
-static const char *const pattern_names[P_COUNT] = {"single", "chain",      "erf-gelu", "tanh-gelu",
-                                                   "silu",   "quick-gelu", "add+gelu", "nested"};
+static const char *const pattern_names[P_COUNT] = {
+    "single",     "chain",    "erf-gelu", "tanh-gelu", "silu",
+    "quick-gelu", "add+gelu", "nested",   "linked"};
 
 /* ---- nested graphs: If branches and Loop bodies holding activations ---- */
 
@@ -245,9 +249,8 @@ static unsigned nest_chain(nest *n, actx_model *g, const char *in, const char *o
 
 /* One of model_parts.h's activations, from `in` to `out`; its names start with prefix, the same
  * in every graph at one depth, as exporters write them. */
-static void nest_activation(nest *n, actx_model *g, const char *in, const char *out,
-                            const char *prefix) {
-  const actx_act_kind kind = (actx_act_kind)pick(n->r, ACTX_ACT_COUNT);
+static void nest_activation_of(nest *n, actx_model *g, actx_act_kind kind, const char *in,
+                               const char *out, const char *prefix) {
   const bool quick = kind == ACTX_ACT_QUICK_GELU || kind == ACTX_ACT_QUICK_GELU_OTHER_ALPHA ||
                      kind == ACTX_ACT_MS_QUICK_GELU || kind == ACTX_ACT_MS_QUICK_GELU_OTHER_ALPHA;
   const unsigned b = quick ? byte(n->r) : 0;
@@ -277,6 +280,11 @@ static void nest_activation(nest *n, actx_model *g, const char *in, const char *
     snprintf(text, sizeof text, " α %g", (double)alpha);
     nest_say(n, text);
   }
+}
+
+static void nest_activation(nest *n, actx_model *g, const char *in, const char *out,
+                            const char *prefix) {
+  nest_activation_of(n, g, (actx_act_kind)pick(n->r, ACTX_ACT_COUNT), in, out, prefix);
 }
 
 /* An If or a Loop from `in` to `out` whose graphs (at depth) hold chains of their own. Returns
@@ -387,12 +395,56 @@ static size_t build_nested(reader *r, actx_model *m, const tensor_spec *x, fuzz_
   return n.subgraphs;
 }
 
+/* The links of a linked model: the exported patterns and the single nodes around them. */
+static const actx_act_kind link_kinds[] = {
+    ACTX_ACT_ERF_GELU, ACTX_ACT_TANH_GELU,     ACTX_ACT_SILU,  ACTX_ACT_QUICK_GELU,
+    ACTX_ACT_ERF_GELU, ACTX_ACT_BIAS_ERF_GELU, ACTX_ACT_TANH,  ACTX_ACT_ERF,
+    ACTX_ACT_SIGMOID,  ACTX_ACT_MS_GELU,       ACTX_ACT_GELU,  ACTX_ACT_MS_FAST_GELU};
+#define N_LINK_KINDS (sizeof link_kinds / sizeof link_kinds[0])
+#define MAX_LINKS 4
+
+/* x -> h0 -> h1 -> ... -> y in the main graph, each link on the one before: exported patterns in
+ * a row (whether ORT fuses one depends on what became of the node before it: ORT's own fusion
+ * of the previous pattern, or our claim), single nodes, a Neg (no node of actx's), and
+ * BiasGelu / FastGelu(v, v), one value as both x and bias of a node, after a claim or not.
+ * Returns how many links are subgraphs ORT fuses. */
+static size_t build_linked(reader *r, actx_model *m, const tensor_spec *x, fuzz_model *fm) {
+  nest n = {.r = r, .x = x, .label = fm->label, .label_size = sizeof fm->label};
+  nest_say(&n, ": ");
+  const size_t links = 2 + pick(r, MAX_LINKS - 1);
+  char prev[16] = "x", next[16], prefix[16];
+  for (size_t i = 0; i < links; i++) {
+    snprintf(prefix, sizeof prefix, "k%zu_", i);
+    if (i + 1 == links) snprintf(next, sizeof next, "y");
+    else snprintf(next, sizeof next, "h%zu", i);
+    if (i) nest_say(&n, ", ");
+    const unsigned b = pick(r, N_LINK_KINDS + 3);
+    if (b < N_LINK_KINDS) {
+      nest_activation_of(&n, m, link_kinds[b], prev, next, prefix);
+    } else if (b < N_LINK_KINDS + 2) {
+      const char *op = b == N_LINK_KINDS ? "BiasGelu" : "FastGelu";
+      actx_model_add_node(m, op, MS, 2, (const char *[]){prev, prev}, 1, (const char *[]){next});
+      nest_say(&n, op);
+      nest_say(&n, "(v, v)");
+    } else {
+      actx_model_add_node(m, "Neg", "", 1, (const char *[]){prev}, 1, (const char *[]){next});
+      nest_say(&n, "Neg");
+    }
+    snprintf(prev, sizeof prev, "%s", next);
+  }
+  fm->half_steps = (unsigned)links;
+  return n.subgraphs;
+}
+
 /* Builds the model the bytes describe; 0 on success. */
 static int build(reader *r, fuzz_model *fm) {
   memset(fm, 0, sizeof *fm);
   const pattern pat = (pattern)pick(r, P_COUNT);
   const int64_t ir = byte(r) < 240 ? ACTX_MODEL_DEFAULT_IR_VERSION : ir_versions[pick(r, 7)];
-  const int64_t opset = byte(r) < 128 ? 20 : onnx_opsets[pick(r, 11)];
+  /* a linked chain is mostly opset 17: exported subgraphs are what models below opset 20 hold
+   * (from 20 on, ORT fuses the erf GELU before the EP looks) */
+  const int64_t opset =
+      byte(r) < 128 ? (pat == P_LINKED ? 17 : 20) : onnx_opsets[pick(r, 11)];
   const unsigned ms_byte = byte(r);
   const int64_t ms_opset = ms_byte < 220 ? 1 : (ms_byte & 1 ? 0 : 2);
   actx_model *m = actx_model_create(ir, opset, ms_opset);
@@ -412,7 +464,7 @@ static int build(reader *r, fuzz_model *fm) {
   const char *outputs[MAX_OUTPUTS] = {"y", "y2"};
   size_t n_outputs = 1;
 
-  fm->fusable = pat >= P_ERF_GELU && pat != P_NESTED;
+  fm->fusable = pat >= P_ERF_GELU && pat != P_NESTED && pat != P_LINKED;
   fm->nested = pat == P_NESTED;
   size_t nested_subgraphs = 0;
   const op_def *op = &ops[pick(r, N_OPS)];
@@ -474,10 +526,12 @@ static int build(reader *r, fuzz_model *fm) {
                               pat == P_CHAIN ? mid : outputs);
       add_attributes(r, node);
       if (pat == P_CHAIN) {
+        /* the second node reads t once, or, where it takes a bias, now and then as both */
         const op_def *op2 = &ops[pick(r, N_OPS)];
-        const char *in2[1] = {"t"};
-        add_attributes(r, actx_model_add_node(m, op2->op_type, op2->domain, 1, in2, n_outputs,
-                                              outputs));
+        const char *in2[2] = {"t", "t"};
+        const size_t n_in2 = op2->bias && byte(r) < 128 ? 2 : 1;
+        add_attributes(r, actx_model_add_node(m, op2->op_type, op2->domain, n_in2, in2,
+                                              n_outputs, outputs));
       }
       break;
     }
@@ -548,6 +602,10 @@ static int build(reader *r, fuzz_model *fm) {
       fm->fusable = nested_subgraphs > 0;
       break;
     }
+    case P_LINKED:
+      nested_subgraphs = build_linked(r, m, &x, fm);
+      fm->fusable = nested_subgraphs > 0;
+      break;
     default:
       break;
   }

@@ -202,6 +202,31 @@ def ep_seeds():
                        ('if', False, ['gelu'], ['ms_quick_gelu'])], small, 1, threads=2)
     yield nested_seed([('if', False, ['ms_gelu', 'erf_gelu'], ['gelu_tanh'])], [8, 64], 1,
                       float16=True)
+    # patterns and nodes in a row, each on the one before (neither of the faults they were
+    # written for: a GELU after a GELU, a value as x and bias)
+    yield linked_seed(['tanh_gelu', 'silu', 'erf'], [8, 64])
+
+
+# ---- fuzz_ep's linked chains (build_linked): a link is an index into fuzz_ep.c's link_kinds,
+# then BiasGelu(v, v), FastGelu(v, v), Neg
+P_LINKED = 8
+LINKS = ['erf_gelu', 'tanh_gelu', 'silu', 'quick_gelu', 'erf_gelu2', 'bias_erf_gelu', 'tanh', 'erf',
+         'sigmoid', 'ms_gelu', 'gelu', 'ms_fast_gelu', 'bias_gelu(v,v)', 'fast_gelu(v,v)', 'neg']
+
+
+def linked_seed(links, dims):
+    """float32, opset 17 (the byte < 128), policy all, one thread, optimised."""
+    out = [P_LINKED, 0, 0, 0, 0, len(dims)] + [4 * DIM_VALUES.index(d) + 1 for d in dims]
+    out += [0, 0, 0, 0]  # y as x; the single-node op and domain bytes linked models skip
+    out.append(len(links) - 2)
+    for link in links:
+        out.append(LINKS.index(link))
+        if link in QUICK:
+            out.append(0)  # the kind's own alpha
+        if link in BIAS:
+            out += [0, 0x5a]  # a bias that fits; its values' seed
+    out += [0, 0, 0, 0, 0, 7, 1]  # named dims, no shape lie, options 'all' (0), data seed
+    return bytes(out)
 
 
 def bf16_ops():

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# bench-compare.sh — does this change make actx slower? Builds a base revision in a temporary git
-# worktree, then times the base build's and the current build's `actx` on the same scenarios in one
-# job, runs interleaved, with a null arm (the current build again) whose spread sets each
-# scenario's noise threshold. See docs/health.md for the method.
+# bench-compare.sh — does this change make actx slower? Builds a base revision in a git worktree
+# kept beside its build, then times the base build's and the current build's `actx` on the same
+# scenarios in one job, runs interleaved, with a null arm (the current build again) whose spread
+# sets each scenario's noise threshold. See docs/health.md for the method.
 #
 #   scripts/bench-compare.sh [--base REV] [--quick] [--rounds N] [--current-build DIR]
 #                            [--out DIR] [--no-confirm] [--no-fail]
 #   scripts/bench-compare.sh --self-test
 #
 # Exit status: 0 (also when there is nothing to compare: no base revision, or a base without the
-# actx tool), 1 when a regression of at least FAIL_FACTOR x the threshold is confirmed by a
-# re-run of those scenarios (unless --no-fail), 2 on a usage error or when the current build's
-# benchmarks fail.
+# actx tool; and a base without the EP library skips the session suite), 1 when a regression of
+# at least FAIL_FACTOR x the threshold is confirmed by a re-run of those scenarios (unless
+# --no-fail), 2 on a usage error or when the current build's benchmarks fail, 3 when the base's
+# own build fails a suite it has (printed as "BASE FAILED <suite>"; the other suites are still
+# compared).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,12 +39,21 @@ FAIL_MIN=0.05
 CONFIRM_ROUNDS_MIN=5
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 die_usage() {
   echo "bench-compare: $1 (see --help)" >&2
   exit 2
+}
+
+# Whether a tool's `ab` has an option. Its help is read whole first: with pipefail, `grep -q`
+# leaving the pipe early turned the tool's SIGPIPE into "no such option", and both arms then
+# ran the creation and real-model sections (the base's failing for a tree it no longer had).
+ab_has_option() {
+  local help
+  help=$("$1" ab --help 2>/dev/null) || true
+  grep -q -- "$2" <<< "$help"
 }
 
 # ---- what is measured -----------------------------------------------------------------------
@@ -168,6 +179,14 @@ self_test() {
     echo "bench-compare self-test: csv-columns.awk accepted a missing column" >&2
     failures=$((failures + 1))
   fi
+  # Option detection, with a help long enough that the reader leaves the pipe early.
+  printf '#!/bin/sh\necho "  --no-creation  skip"\nyes "  --more  help" | head -n 20000\n' \
+    > "$dir/tool"
+  chmod +x "$dir/tool"
+  if ! ab_has_option "$dir/tool" --no-creation || ab_has_option "$dir/tool" --no-models; then
+    echo "bench-compare self-test: ab_has_option misread the tool's help" >&2
+    failures=$((failures + 1))
+  fi
   rm -rf "$dir"
   if [ "$failures" -ne 0 ]; then
     echo "bench-compare self-test: $failures failure(s)" >&2
@@ -209,51 +228,53 @@ if ! base_sha=$(git rev-parse --verify -q "$BASE_REV^{commit}" 2>/dev/null); the
   exit 0
 fi
 base_short=$(git rev-parse --short "$base_sha")
+mkdir -p "$BASE_BUILDS"
+BASE_BUILDS=$(cd "$BASE_BUILDS" && pwd)
 BASE_BUILD="$BASE_BUILDS/$base_sha"
-WORKTREE_PARENT=""
-cleanup_worktree() {
-  if [ -n "$WORKTREE_PARENT" ]; then
-    git worktree remove --force "$WORKTREE_PARENT/src" >/dev/null 2>&1 || true
-    rm -rf "$WORKTREE_PARENT"
-    git worktree prune >/dev/null 2>&1 || true
-    WORKTREE_PARENT=""
-  fi
+# The base's sources stay beside its build for as long as the build is kept: its tool reads
+# files of its own tree by the path it was built with (actx ab's model manifest, say), and a
+# base whose tree had been removed failed for want of them, which is no fault of the base.
+BASE_SRC="$BASE_BUILDS/$base_sha-src"
+remove_base() {
+  git worktree remove --force "$1-src" >/dev/null 2>&1 || true
+  rm -rf "$1" "$1-src"
+  git worktree prune >/dev/null 2>&1 || true
 }
-trap cleanup_worktree EXIT
 
-if [ -x "$BASE_BUILD/bin/actx" ]; then
+if [ -x "$BASE_BUILD/bin/actx" ] && [ -d "$BASE_SRC" ]; then
   echo "bench-compare: base $base_short ($BASE_REV): reusing its build in $BASE_BUILD"
 else
-  echo "bench-compare: base $base_short ($BASE_REV): building in a temporary worktree"
+  echo "bench-compare: base $base_short ($BASE_REV): building from a worktree in $BASE_SRC"
   if [ -f "$CURRENT_BUILD/ort-lib-dir.txt" ]; then
     ort_dir=$(cat "$CURRENT_BUILD/ort-lib-dir.txt")
   else
     ort_dir=$(scripts/install-deps.sh)
   fi
-  # Older base builds are of no further use; keep only this one.
-  if [ -d "$BASE_BUILDS" ]; then
-    find "$BASE_BUILDS" -mindepth 1 -maxdepth 1 ! -name "$base_sha" -exec rm -rf {} +
-  fi
-  mkdir -p "$BASE_BUILDS"
-  WORKTREE_PARENT=$(mktemp -d -t actx-bench-base.XXXXXX)
-  git worktree add --detach -q "$WORKTREE_PARENT/src" "$base_sha"
+  # Older base builds (and their trees) are of no further use; keep only this one.
+  for old in "$BASE_BUILDS"/*; do
+    case "$old" in
+      "$BASE_BUILD"|"$BASE_SRC"|*.log) ;;
+      *-src) remove_base "${old%-src}" ;;
+      *) [ -d "$old" ] && remove_base "$old" ;;
+    esac
+  done
+  # A build left half-done by an interrupted run, or one whose tree is gone: from scratch.
+  remove_base "$BASE_BUILD"
+  git worktree add --detach -q "$BASE_SRC" "$base_sha"
   log="$BASE_BUILDS/build-$base_short.log"
-  # A build left half-done by an interrupted run points at a worktree that is gone.
-  rm -rf "$BASE_BUILD"
   t0=$(date +%s)
   # Only the tool and the EP it loads (a base may predate the EP: then `ab` is skipped).
-  if ! { cmake -S "$WORKTREE_PARENT/src" -B "$BASE_BUILD" -DACTX_ORT_LIB_DIR="$ort_dir" &&
+  if ! { cmake -S "$BASE_SRC" -B "$BASE_BUILD" -DACTX_ORT_LIB_DIR="$ort_dir" &&
          cmake --build "$BASE_BUILD" -j "$JOBS" --target actx_cli &&
          { cmake --build "$BASE_BUILD" -j "$JOBS" --target actx_ep || true; }; } > "$log" 2>&1 ||
      [ ! -x "$BASE_BUILD/bin/actx" ]; then
     echo "bench-compare: the base has no actx tool, or it does not build (last lines of $log):"
     tail -n 5 "$log" | sed 's/^/  /'
     echo "bench-compare: nothing to compare"
-    rm -rf "$BASE_BUILD"
+    remove_base "$BASE_BUILD"
     exit 0
   fi
   echo "bench-compare: base built in $(( $(date +%s) - t0 )) s"
-  cleanup_worktree
 fi
 BASE_BIN=$(cd "$BASE_BUILD/bin" && pwd)/actx
 
@@ -262,7 +283,14 @@ rm -rf "$OUT"
 mkdir -p "$OUT/raw"
 RUNS="$OUT/raw/runs.tsv"
 : > "$RUNS"
-declare -A SUITE_OFF=()
+# SUITE_OFF: suites not compared; BASE_FAILED: those because the base's own build failed them.
+declare -A SUITE_OFF=() BASE_FAILED=()
+# A base that predates the EP has nothing for `actx ab` to load: not compared, not a failure.
+if [ ! -e "$BASE_BUILD/lib/libactx_ep.so" ]; then
+  echo "bench-compare: the base has no EP library ($BASE_BUILD/lib/libactx_ep.so): ab not compared"
+  SUITE_OFF[ab]=1
+fi
+
 
 # Runs one suite with one arm's binary, appends its scenarios to the runs file (format: see
 # bench-compare.awk). $1 suite, $2 arm, $3 round, $4 runs file, rest: options for the tool.
@@ -283,10 +311,10 @@ run_suite() {
       # only ab.csv's Run() times are compared: the session-creation and real-model sections,
       # where the tool has them, would add seconds to minutes to every round
       local skip=()
-      if "$bin" ab --help | grep -q -- --no-creation; then
+      if ab_has_option "$bin" --no-creation; then
         skip=(--no-creation)
       fi
-      if "$bin" ab --help | grep -q -- --no-models; then
+      if ab_has_option "$bin" --no-models; then
         skip+=(--no-models)
       fi
       "$bin" ab "$@" "${skip[@]}" --out "$dir" > "$dir/stdout" 2> "$dir/stderr" || rc=$? ;;
@@ -340,8 +368,10 @@ measure() {
         arm=${arms[$(( (i + r - 1) % 3 ))]}
         if ! run_suite "$suite" "$arm" "$r" "$runs" "${opts[@]}"; then
           if [ "$arm" = base ]; then
-            echo "bench-compare: the base cannot run this suite; comparing without it"
+            echo "bench-compare: BASE FAILED $suite: the base's actx cannot run it; comparing" \
+                 "the other suites, then failing (exit 3)"
             SUITE_OFF[$suite]=1
+            BASE_FAILED[$suite]=1
             break
           fi
           exit 2
@@ -368,7 +398,12 @@ awk -v floor="$FLOOR" -v fail_factor="$FAIL_FACTOR" -v fail_min="$FAIL_MIN" \
     -v title="Base $base_short vs current (median of $ROUNDS runs each; null = current vs current)" \
     -f "$SCRIPTS/bench-compare.awk" "$RUNS" | tee "$OUT/compare.txt"
 for suite in "${!SUITE_OFF[@]}"; do
-  echo "bench-compare: $suite not compared: the base's actx could not run it (see above)"
+  if [ -n "${BASE_FAILED[$suite]:-}" ]; then
+    echo "bench-compare: BASE FAILED $suite: not compared, the base's actx could not run it" \
+         "(see above)"
+  else
+    echo "bench-compare: $suite not compared: the base has no EP library"
+  fi
 done | tee -a "$OUT/compare.txt"
 
 status=0
@@ -418,6 +453,9 @@ if [ -s "$CANDIDATES" ]; then
   else
     echo "bench-compare: not re-run (--no-confirm); not failing on a single pass"
   fi
+fi
+if [ "${#BASE_FAILED[@]}" -gt 0 ] && [ "$status" = 0 ]; then
+  status=3
 fi
 echo
 echo "bench-compare: $(( $(date +%s) - START )) s; table and CSV in $OUT/"
