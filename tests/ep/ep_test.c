@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../emu/first_nan.h"
+
 int g_failures;
 const char *g_ep_library;
 
@@ -216,6 +218,19 @@ void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed) {
       default: break;
     }
   }
+}
+
+void ep_fill_bias(int32_t elem_type, void *data, size_t n, uint64_t seed) {
+  ep_fill_inputs(elem_type, data, n, seed);
+  static int keeps = -1;
+  if (keeps < 0) {
+    keeps = cpu_keeps_first_nan();
+    if (!keeps)
+      printf("note: this CPU's add of two NaNs is not x86's (an emulator): biases hold no NaN\n");
+  }
+  if (keeps || elem_type != ACTX_ELEM_FLOAT) return;
+  for (size_t i = 0; i < n; i++)
+    if (isnan(((float *)data)[i])) ((float *)data)[i] = 1.0f;
 }
 
 int ep_optimized_node_count(const uint8_t *model, size_t size, const char *policy, const char *path,

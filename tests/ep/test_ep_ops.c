@@ -152,7 +152,7 @@ static void check_case(const op_case *c, int32_t elem_type, const shape *sh, boo
   const size_t nb = spec.bias ? (size_t)bias_dims[0] : 0;
   void *x = malloc(n * es + 1), *bias = spec.bias ? malloc(nb * es + 1) : NULL;
   ep_fill_inputs(elem_type, x, n, seed);
-  if (bias) ep_fill_inputs(elem_type, bias, nb, seed ^ 0xb1a5);
+  if (bias) ep_fill_bias(elem_type, bias, nb, seed ^ 0xb1a5);
   const size_t bias_rank = spec.bias ? 1 : 0;
 
   /* reference: ORT alone for float32, libactx itself otherwise */
@@ -237,7 +237,7 @@ static void check_changing_sizes(const op_case *c, uint64_t seed) {
     const size_t n = ep_shape_count(sh->rank, sh->dims), nb = (size_t)sh->dims[1];
     float *x = malloc(n * sizeof *x), *bias = spec.bias ? malloc(nb * sizeof *bias) : NULL;
     ep_fill_inputs(ACTX_ELEM_FLOAT, x, n, seed + r);
-    if (bias) ep_fill_inputs(ACTX_ELEM_FLOAT, bias, nb, (seed + r) ^ 0xb1a5);
+    if (bias) ep_fill_bias(ACTX_ELEM_FLOAT, bias, nb, (seed + r) ^ 0xb1a5);
     const int64_t bias_dims[1] = {(int64_t)nb};
     size_t want_bytes = 0, got_bytes = 0;
     void *want = ep_run(alone, ACTX_ELEM_FLOAT, x, sh->rank, sh->dims, bias, bias ? 1 : 0,
