@@ -518,14 +518,13 @@ static int check_run(const op_case *op, actx_ort_session *s, elem dt, int thread
   int32_t elem_type = dt == F16 ? ACTX_ELEM_FLOAT16 : ACTX_ELEM_FLOAT;
   if (dt == BF16) { /* ORT in float32 on the widened values, narrowed once */
     const uint16_t *xh = x, *bh = bias;
-    float *xf = malloc((n + width + 1) * sizeof *xf), *bf = xf + n, *yf = bf + width;
+    float *xf = malloc((n + width + 1) * sizeof *xf), *bf = xf + n; /* x, then the bias */
     uint32_t *of = malloc((n + 1) * sizeof *of);
     int rc = xf != NULL && of != NULL ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) xf[i] = bf16_to_f32(xh[i]);
     for (size_t i = 0; rc == 0 && bias != NULL && i < width; i++) bf[i] = bf16_to_f32(bh[i]);
     if (rc == 0) rc = run_ort(s, ACTX_ELEM_FLOAT, xf, n, bias != NULL ? bf : NULL, width, of, 4);
     for (size_t i = 0; rc == 0 && i < n; i++) ((uint16_t *)ort)[i] = f32_to_bf16(of[i]);
-    (void)yf;
     free(xf);
     free(of);
     if (rc != 0) return -1;
