@@ -9,6 +9,10 @@
 #   that libactx sees the AVX2 class (ISA avx2, ORT rule avx2) before anything is compared.
 set -uo pipefail
 
+if [ $# -lt 4 ] || [ -z "$2" ]; then
+  echo "usage: $0 QEMU CPU ACTX_CLI PROGRAM [ARGS...]" >&2
+  exit 2
+fi
 qemu=$1 cpu=$2 actx_cli=$3
 shift 3
 

@@ -5,8 +5,7 @@
 #
 # emu_x86_test(NAME TARGET [TIMEOUT s] [WORKING_DIRECTORY dir] [ARGS ...]): the ctest
 # emu_x86_NAME, running TARGET's program with ARGS under the emulated CPU.
-include_guard(GLOBAL)
-
+# Included by each directory that adds such tests (its variables are that directory's).
 find_program(ACTX_QEMU_X86_64 qemu-x86_64)
 # Haswell without what qemu's TCG cannot emulate and warns about (TSX, PCID, INVPCID, x2APIC,
 # TSC deadline): system features a user-mode program never uses.
