@@ -35,6 +35,16 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
+# qemu-x86_64 (Debian's qemu-user), for the emu_x86_* tests: the AVX2 class emulated on any
+# x86-64 host (tests/emu/x86.cmake). Optional: where it cannot be installed they say skipped.
+if [ "$(uname -m)" = x86_64 ] && ! command -v qemu-x86_64 >/dev/null 2>&1; then
+  echo "install-deps: installing qemu-user (emulated AVX2-class tests)" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+      qemu-user >/dev/null; } ||
+    echo "install-deps: qemu-user not installed; the emu_x86_* tests will skip" >&2
+fi
+
 if [ ! -f "$ORT_LIB" ]; then
   echo "install-deps: installing onnxruntime-node@$ORT_VERSION into $ORT_DIR" >&2
   mkdir -p "$ORT_DIR"

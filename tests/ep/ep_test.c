@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../emu/first_nan.h"
+
 int g_failures;
 const char *g_ep_library;
 
@@ -216,6 +218,33 @@ void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed) {
       default: break;
     }
   }
+}
+
+void ep_plant_rule_inputs(float *x, size_t n) {
+  static const uint32_t rule_inputs[] = {
+      0x7fa00000, 0xffa00001, 0x7f800001, 0xffbfffff, /* signalling NaNs */
+      /* SiLU: AVX-512F clamps to 1 where FMA3's logistic rounds to 1 + 2^-23 (17.48 .. 17.99) */
+      0x418bdb45, 0x418d0c5a, 0x418d90bf, 0x418e1c52, 0x418e768e, 0x418e8b20, 0x418ea6a2,
+      0x418ec083, 0x418edbfb, 0x418ef38e, 0x418efbc8, 0x418f22bc, 0x418f2cba, 0x418f7a0d,
+      0x418f8a40, 0x418f9d39, 0x418fa72f, 0x418fab3d, 0x418fad44, 0x418ff2cc};
+  const size_t count = sizeof rule_inputs / sizeof rule_inputs[0];
+  if (n < 64) return;
+  /* spread over the tensor, so that split runs and vector tails see them too */
+  for (size_t i = 0; i < count; i++)
+    memcpy(&x[(n - 1) - i * ((n - 1) / count)], &rule_inputs[i], sizeof rule_inputs[i]);
+}
+
+void ep_fill_bias(int32_t elem_type, void *data, size_t n, uint64_t seed) {
+  ep_fill_inputs(elem_type, data, n, seed);
+  static int keeps = -1;
+  if (keeps < 0) {
+    keeps = cpu_keeps_first_nan();
+    if (!keeps)
+      printf("note: this CPU's add of two NaNs is not x86's (an emulator): biases hold no NaN\n");
+  }
+  if (keeps || elem_type != ACTX_ELEM_FLOAT) return;
+  for (size_t i = 0; i < n; i++)
+    if (isnan(((float *)data)[i])) ((float *)data)[i] = 1.0f;
 }
 
 int ep_optimized_node_count(const uint8_t *model, size_t size, const char *policy, const char *path,

@@ -88,6 +88,18 @@ long ep_first_difference(const void *a, const void *b, size_t bytes);
  * kernels' clamp points), reproducibly from seed. */
 void ep_fill_inputs(int32_t elem_type, void *data, size_t n, uint64_t seed);
 
+/* Writes over x (float32, n elements; nothing when n < 64) the inputs on which ORT's FMA3 and
+ * AVX-512F kernels differ (src/ort_rule.c): signalling NaNs (AVX-512F Gelu / SiLU return them
+ * as they are, FMA3 makes them quiet) and the 20 inputs where AVX-512F's SiLU clamps its
+ * logistic at 1, so that a test's float32 session meets the host's ORT rule. */
+void ep_plant_rule_inputs(float *x, size_t n);
+
+/* A bias for x: ep_fill_inputs' values, but with no NaN on a CPU whose add of two NaNs does not
+ * give the first operand's NaN as x86 does (qemu 7.2's TCG picks the larger payload, the x87
+ * rule): ORT's NaN x + NaN bias is the emulator's choice there, not x86's (the native runs check
+ * it). Says so once on stdout. */
+void ep_fill_bias(int32_t elem_type, void *data, size_t n, uint64_t seed);
+
 /* float → float16 / bfloat16 bits, rounding to nearest even. */
 uint16_t ep_float_to_half(float f);
 uint16_t ep_float_to_bf16(float f);

@@ -192,7 +192,7 @@ static void check_variant(const variant *v, int32_t elem_type, size_t rows, bool
     bias_rank = spec.bias_rank ? spec.bias_rank : 1;
     if (bias_rank == 2) bias_dims[0] = 1;
     bias = malloc(COLS * es);
-    ep_fill_inputs(elem_type, bias, COLS, seed ^ 0xb1a5);
+    ep_fill_bias(elem_type, bias, COLS, seed ^ 0xb1a5);
   }
   const void *bias_values = bias != NULL ? bias : pm.bias;
 
