@@ -18,7 +18,7 @@
  *
  *   - Two float16 claims in a row (Tanh → Erf, ...; also the opset-20 Gelus and Tanh → BiasGelu
  *     above): ORT alone, with no float16 kernel for either, computes both in one float32 island
- *     and rounds once; the group rounded between them (~2-12% of outputs one float16 step off).
+ *     and rounds once; the group rounded between them (1.6-12% of outputs one float16 step off).
  *
  * Every model, float32 and float16, under `all` and `auto`, is checked against ORT alone bit for
  * bit (but for float16 FastGelu, whose function body ORT alone runs: see below); and with
