@@ -417,6 +417,8 @@ size_t actx_ep_ort_pool_threads(const actx_ep_ort_runner *runner);
 typedef struct actx_ep_step {
   actx_ep_node node;
   const char *bias_name; /* the fused node's input holding its bias; NULL without one */
+  bool bias_is_x;        /* the bias is the step's own x, inside the group (BiasGelu(t, t)
+                            after the claim making t): no input of the fused node */
 } actx_ep_step;
 
 /* Builds the compute info for one compiled node (fused_node: the node ORT made for it; its

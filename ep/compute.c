@@ -18,6 +18,11 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "../src/half.h" /* libactx's own widening and rounding: its float16 kernels' bits */
 #include "actx_ep.h"
 
 /* Tensors below this many elements run on the calling thread without touching ORT's pool. A
@@ -52,7 +57,10 @@ static size_t parallel_min_elements(actx_op op) {
 typedef struct kernel_step {
   actx_ep_node node;
   size_t bias_input; /* index among the fused node's inputs; valid when node.has_bias */
+  bool bias_is_x;    /* the bias is the value the step computes on (BiasGelu(t, t) inside a
+                        group): no input of the fused node */
   actx_plan *plan;   /* node's op, made with the kernel */
+  actx_plan *plan_f32; /* the float32 op, for a float16 island (below); else NULL */
 } kernel_step;
 
 /* A compiled node (claimed nodes or fused subgraphs, each step computing on the previous
@@ -62,6 +70,13 @@ typedef struct actx_ep_kernel {
   OrtKernelImpl impl;      /* a registered kernel's: ORT hands &impl back */
   const OrtApi *api;
   size_t x_input; /* index among the fused node's inputs */
+  /* float16 claims in a row: ORT alone (no float16 kernel for any of them) computes them as one
+   * float32 island between Casts, rounding once at its end; so the steps run their float32
+   * plans on x widened once, and the result is rounded once. A lone step is unchanged
+   * (libactx's float16 kernel is exactly round(float32 kernel(widened x))). bfloat16 keeps a
+   * rounding per step: ORT alone cannot run these ops in bfloat16 at all (docs/ep-policy.md). */
+  bool f32_island;
+  bool f16c;      /* the island converts with F16C (widen, narrow) */
   char name[128]; /* for error messages */
   size_t n_steps;
   kernel_step steps[];
@@ -127,46 +142,161 @@ static void release_state(OrtNodeComputeInfo *self, void *state) {
   (void)state;
 }
 
-/* y = op(src [+ bias]) for one step; src is x or, after the first step, y itself. */
-static OrtStatus *compute_step(const actx_ep_kernel *k, const kernel_step *step,
-                               OrtKernelContext *context, const void *src, void *y, size_t n,
-                               const int64_t *dims, size_t rank) {
+/* The step's bias as ORT hands it: *data NULL where the step reads its own input as the bias
+ * (bias_is_x), which the caller then supplies; *len 0 without a bias. */
+static OrtStatus *step_bias(const actx_ep_kernel *k, const kernel_step *step,
+                            OrtKernelContext *context, const int64_t *dims, size_t rank,
+                            const void **data, size_t *len) {
   const OrtApi *api = k->api;
-  const void *bias_data = NULL;
-  size_t bias_len = 0;
-  if (step->node.has_bias) {
-    /* The shapes were checked at claim time where known; a symbolic one is checked here, with
-     * ORT's own rule (1-D, the input's last dimension). */
-    const OrtValue *bias = NULL;
-    OrtStatus *st = api->KernelContext_GetInput(context, step->bias_input, &bias);
-    if (st != NULL) return st;
-    ONNXTensorElementDataType btype;
-    const int64_t *bdims = NULL;
-    size_t brank = 0;
-    if (bias == NULL ||
-        (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
-      return st != NULL ? st
-                        : actx_ep_error(api, ORT_EP_FAIL, "%s: bias is missing", k->name);
-    if (step->node.bias_is_scalar) {
-      /* a constant initializer: its type and shape were read at claim time */
-      bias_len = 1;
-    } else {
-      if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
-        return actx_ep_error(api, ORT_INVALID_ARGUMENT,
-                             "%s: bias must be 1-D with the input's last dimension",
-                             k->name);
-      bias_len = (size_t)bdims[0];
-    }
-    if ((st = api->GetTensorData(bias, &bias_data)) != NULL) return st;
+  *data = NULL;
+  *len = 0;
+  if (!step->node.has_bias) return NULL;
+  if (step->bias_is_x) {
+    /* ORT's rule (a 1-D bias of the input's last dimension) on x itself: x is 1-D */
+    if (rank != 1)
+      return actx_ep_error(api, ORT_INVALID_ARGUMENT,
+                           "%s: bias must be 1-D with the input's last dimension", k->name);
+    *len = (size_t)dims[0];
+    return NULL;
   }
-  const actx_ep_ort_runner runner = {api, context};
+  /* The shapes were checked at claim time where known; a symbolic one is checked here, with
+   * ORT's own rule (1-D, the input's last dimension). */
+  const OrtValue *bias = NULL;
+  OrtStatus *st = api->KernelContext_GetInput(context, step->bias_input, &bias);
+  if (st != NULL) return st;
+  ONNXTensorElementDataType btype;
+  const int64_t *bdims = NULL;
+  size_t brank = 0;
+  if (bias == NULL ||
+      (st = api->GetTensorElementTypeAndShapeDataReference(bias, &btype, &bdims, &brank)) != NULL)
+    return st != NULL ? st : actx_ep_error(api, ORT_EP_FAIL, "%s: bias is missing", k->name);
+  if (step->node.bias_is_scalar) {
+    /* a constant initializer: its type and shape were read at claim time */
+    *len = 1;
+  } else {
+    if (btype != step->node.elem_type || brank != 1 || rank < 1 || bdims[0] != dims[rank - 1])
+      return actx_ep_error(api, ORT_INVALID_ARGUMENT,
+                           "%s: bias must be 1-D with the input's last dimension", k->name);
+    *len = (size_t)bdims[0];
+  }
+  return api->GetTensorData(bias, data);
+}
+
+/* y = op(src [+ bias]) for one step with plan; src is x or, after the first step, y itself. */
+static OrtStatus *run_plan(const actx_ep_kernel *k, const kernel_step *step,
+                           const actx_plan *plan, OrtKernelContext *context, const void *src,
+                           void *y, size_t n, const void *bias, size_t bias_len) {
+  const actx_ep_ort_runner runner = {k->api, context};
   const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, SIZE_MAX};
-  const actx_status status = actx_plan_run(step->plan, src, y, n, bias_data, bias_len,
+  const actx_status status = actx_plan_run(plan, src, y, n, bias, bias_len,
                                            n >= parallel_min_elements(step->node.op) ? &par : NULL);
   if (status != ACTX_OK)
-    return actx_ep_error(api, ORT_EP_FAIL, "%s: actx_plan_run: %s", k->name,
+    return actx_ep_error(k->api, ORT_EP_FAIL, "%s: actx_plan_run: %s", k->name,
                          actx_status_string(status));
   return NULL;
+}
+
+/* The steps in their own dtype, each on the previous one's output: each step's result is what a
+ * separate node would have written, so the next step reads the same values it would have
+ * (actx_compute may work in place). */
+static OrtStatus *run_steps(const actx_ep_kernel *k, OrtKernelContext *context,
+                            const void *x_data, void *y_data, size_t n, size_t elem_size,
+                            const int64_t *dims, size_t rank) {
+  OrtStatus *st = NULL;
+  for (size_t i = 0; i < k->n_steps && st == NULL; i++) {
+    const kernel_step *step = &k->steps[i];
+    const void *src = i == 0 ? x_data : y_data, *bias = NULL;
+    size_t bias_len = 0;
+    void *copy = NULL;
+    if ((st = step_bias(k, step, context, dims, rank, &bias, &bias_len)) != NULL) break;
+    if (step->bias_is_x) { /* a copy: y is written while the bias is read */
+      if ((copy = malloc(n * elem_size)) == NULL)
+        return actx_ep_error(k->api, ORT_FAIL, "%s: out of memory", k->name);
+      bias = memcpy(copy, src, n * elem_size);
+    }
+    st = run_plan(k, step, step->plan, context, src, y_data, n, bias, bias_len);
+    free(copy);
+  }
+  return st;
+}
+
+/* float16 ↔ float32 for the island, with half.h's bits (those of F16C, which libactx's AVX2 path
+ * uses); with F16C (libactx's AVX2 ISA requires it) 8 at a time: half.h's scalar conversions
+ * cost 2-3 ns an element, more than the kernels. */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx,f16c"))) static size_t widen_f16c(const uint16_t *h, float *f,
+                                                              size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+  return i;
+}
+
+__attribute__((target("avx,f16c"))) static size_t narrow_f16c(const float *f, uint16_t *h,
+                                                               size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(h + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+  return i;
+}
+#define HAVE_F16C_PATH 1
+#else
+#define HAVE_F16C_PATH 0
+#endif
+
+static void widen(bool f16c, const uint16_t *h, float *f, size_t n) {
+  size_t i = 0;
+#if HAVE_F16C_PATH
+  if (f16c) i = widen_f16c(h, f, n);
+#else
+  (void)f16c;
+#endif
+  for (; i < n; i++) f[i] = actx_f16_to_f32(h[i]);
+}
+
+static void narrow(bool f16c, const float *f, uint16_t *h, size_t n) {
+  size_t i = 0;
+#if HAVE_F16C_PATH
+  if (f16c) i = narrow_f16c(f, h, n);
+#else
+  (void)f16c;
+#endif
+  for (; i < n; i++) h[i] = actx_f32_to_f16(f[i]);
+}
+
+/* The float16 island: x (and each float16 bias) widened once, every step's float32 plan on a
+ * float32 buffer, rounded to float16 once at the end. */
+static OrtStatus *run_f32_island(const actx_ep_kernel *k, OrtKernelContext *context,
+                                 const uint16_t *x_data, uint16_t *y_data, size_t n,
+                                 const int64_t *dims, size_t rank) {
+  float *w = malloc(n * sizeof *w);
+  if (w == NULL) return actx_ep_error(k->api, ORT_FAIL, "%s: out of memory", k->name);
+  widen(k->f16c, x_data, w, n);
+  OrtStatus *st = NULL;
+  for (size_t i = 0; i < k->n_steps && st == NULL; i++) {
+    const kernel_step *step = &k->steps[i];
+    const void *bias = NULL;
+    size_t bias_len = 0;
+    float *wide_bias = NULL;
+    if ((st = step_bias(k, step, context, dims, rank, &bias, &bias_len)) != NULL) break;
+    if (step->node.has_bias) {
+      if ((wide_bias = malloc(bias_len * sizeof *wide_bias)) == NULL) {
+        st = actx_ep_error(k->api, ORT_FAIL, "%s: out of memory", k->name);
+        break;
+      }
+      if (step->bias_is_x) /* a copy: w is written while the bias is read */
+        memcpy(wide_bias, w, bias_len * sizeof *wide_bias);
+      else
+        widen(k->f16c, bias, wide_bias, bias_len);
+    }
+    st = run_plan(k, step, step->plan_f32, context, w, w, n, wide_bias, bias_len);
+    free(wide_bias);
+  }
+  if (st == NULL)
+    narrow(k->f16c, w, y_data, n);
+  free(w);
+  return st;
 }
 
 static OrtStatus *compute(const actx_ep_kernel *k, OrtKernelContext *context) {
@@ -198,10 +328,9 @@ static OrtStatus *compute(const actx_ep_kernel *k, OrtKernelContext *context) {
   void *y_data = NULL;
   if ((st = api->GetTensorData(x, &x_data)) != NULL) return st;
   if ((st = api->GetTensorMutableData(y, &y_data)) != NULL) return st;
-  /* each step's result is what a separate node would have written, so the next step reads the
-   * same values it would have (actx_compute may work in place) */
-  for (size_t i = 0; i < k->n_steps && st == NULL; i++)
-    st = compute_step(k, &k->steps[i], context, i == 0 ? x_data : y_data, y_data, n, dims, rank);
+  st = k->f32_island ? run_f32_island(k, context, x_data, y_data, n, dims, rank)
+                     : run_steps(k, context, x_data, y_data, n,
+                                 actx_dtype_size(k->steps[0].node.dtype), dims, rank);
 #ifdef ACTX_EP_TEST_WRONG_BITS
   /* test-only build (tests/tools): a result one bit off, which the A/B tool must report */
   if (st == NULL)
@@ -226,7 +355,10 @@ static OrtStatus *kernel_impl_compute(OrtKernelImpl *self, OrtKernelContext *con
 
 static void kernel_free(actx_ep_kernel *k) {
   if (k == NULL) return;
-  for (size_t i = 0; i < k->n_steps; i++) actx_plan_destroy(k->steps[i].plan);
+  for (size_t i = 0; i < k->n_steps; i++) {
+    actx_plan_destroy(k->steps[i].plan);
+    actx_plan_destroy(k->steps[i].plan_f32);
+  }
   free(k);
 }
 
@@ -234,10 +366,14 @@ static void kernel_impl_release(OrtKernelImpl *self) { kernel_free(kernel_of_imp
 
 /* The step's plan, made with the session: whatever libactx decides once (a float16 / bfloat16
  * table included) is not paid in a Run(). */
-static OrtStatus *make_plan(const OrtApi *api, kernel_step *step, const char *label) {
+static OrtStatus *make_plan(const OrtApi *api, kernel_step *step, bool f32_island,
+                            const char *label) {
   const actx_op_desc desc = {.op = step->node.op, .dtype = step->node.dtype,
                              .alpha = step->node.alpha};
-  const actx_status st = actx_plan_create(&desc, &step->plan);
+  const actx_op_desc desc_f32 = {.op = step->node.op, .dtype = ACTX_F32,
+                                 .alpha = step->node.alpha};
+  actx_status st = actx_plan_create(&desc, &step->plan);
+  if (st == ACTX_OK && f32_island) st = actx_plan_create(&desc_f32, &step->plan_f32);
   return st == ACTX_OK ? NULL
                        : actx_ep_error(api, ORT_EP_FAIL, "%s: actx_plan_create: %s", label,
                                        actx_status_string(st));
@@ -256,7 +392,7 @@ OrtStatus *actx_ep_single_kernel_create(const OrtApi *api, const actx_ep_node *n
   k->steps[0].node = *node;
   k->steps[0].bias_input = 1; /* BiasGelu's and FastGelu's input 1 */
   snprintf(k->name, sizeof k->name, "%s", label);
-  OrtStatus *st = make_plan(api, &k->steps[0], label);
+  OrtStatus *st = make_plan(api, &k->steps[0], false, label);
   if (st != NULL) {
     kernel_free(k);
     return st;
@@ -306,6 +442,8 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
   k->info.ReleaseState = release_state;
   k->api = api;
   k->n_steps = n_steps;
+  k->f32_island = n_steps > 1 && steps[0].node.dtype == ACTX_F16;
+  k->f16c = actx_isa_supported(ACTX_ISA_AVX2) != 0;
   snprintf(k->name, sizeof k->name, "%s", label);
   bool found = false;
   st = api->Node_GetInputs(fused_node, inputs, n_in);
@@ -321,14 +459,15 @@ OrtStatus *actx_ep_kernel_create(const OrtApi *api, const actx_ep_step *steps, s
       st = actx_ep_error(api, ORT_EP_FAIL, "%s: step %zu does not fit the others", label, i);
       break;
     }
-    if (info->has_bias) {
+    k->steps[i].bias_is_x = steps[i].bias_is_x;
+    if (info->has_bias && !steps[i].bias_is_x) {
       st = find_input(api, inputs, n_in, steps[i].bias_name, &k->steps[i].bias_input, &found);
       if (st == NULL && !found)
         st = actx_ep_error(api, ORT_EP_FAIL,
                            "%s: bias '%s' not among the fused node's inputs", label,
                            steps[i].bias_name);
     }
-    if (st == NULL) st = make_plan(api, &k->steps[i], label);
+    if (st == NULL) st = make_plan(api, &k->steps[i], k->f32_island, label);
   }
   free(inputs);
   if (st != NULL) {

@@ -354,6 +354,9 @@ static OrtStatus *add_group(actx_ep *ep, const claim_list *list, size_t head, co
       r.steps[k].bias_name = copy_name(api, list->claims[c].bias, &st);
     if (st == NULL && list->claims[c].bias != NULL && r.steps[k].bias_name == NULL)
       st = actx_ep_error(api, ORT_FAIL, "out of memory recording a claim (or an unnamed bias)");
+    if (st == NULL && k > 0 && list->claims[c].bias != NULL)
+      st = actx_ep_same_value(api, list->claims[c].bias, list->claims[c].x,
+                              &r.steps[k].bias_is_x);
   }
   if (st == NULL) r.x_name = copy_name(api, list->claims[head].x, &st);
   if (st == NULL) r.y_name = copy_name(api, list->claims[tail].y, &st);

@@ -5,12 +5,12 @@
  * of 2000 claimed nodes took 67 s where ORT alone takes 0.03 s). So claims that follow one
  * another form one group, computed in sequence by one node: a claim joins the group of the
  * claim whose y is its x when that y feeds nothing else and is no graph output, and when every
- * other input it reads (a bias, a constant) is produced by no node at all or by one of its own;
- * a bias that is the same value as x counts as such an input (that y is inside the group, where
- * no step can read it as a bias).
+ * other input it reads (a bias, a constant) is produced by no node at all or by one of its own,
+ * or is that same y (BiasGelu(t, t): the step reads its own input as the bias).
  * Then no path leaves the group and comes back, which ORT's partitioner would refuse, and the
  * group has one output, the last claim's y. Each activation still runs as its own
- * actx_compute() call on the previous one's output, so the bits are those of separate nodes. */
+ * actx_compute() call on the previous one's output, so the bits are those of separate nodes; in
+ * float16, those of ORT alone's float32 island: every step in float32, rounded once (compute.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,13 +160,14 @@ static OrtStatus *may_follow(const chain_state *c, const actx_ep_claimed *a, con
   if (graph_output || n == 0 || n > ACTX_EP_MAX_CONSUMERS) return NULL;
   for (size_t i = 0; i < n; i++)
     if (claim_holding(c, consumers[i]) != ib) return NULL;
-  /* Inside the group a's y is no input of the fused node: b can read it only as the x each
-   * step is handed. So every other value b reads must come from outside, whatever role it
-   * plays, even where it is the same value as x (BiasGelu(t, t): t is x and bias). The bias is
-   * the only such role (a subgraph's constants are folded, every other leaf is x). */
+  /* Inside the group a's y is no input of the fused node: b can read it only as the value each
+   * step is handed, as x or, where the bias is the same value (BiasGelu(t, t)), as its bias
+   * too (compute.c: bias_is_x). So every other value b reads must come from outside. The bias
+   * is the only other role (a subgraph's constants are folded, every other leaf is x). */
   if (b->bias != NULL) {
     const OrtNode *producer = NULL;
-    if ((st = actx_ep_value_producer(api, b->bias, &producer)) != NULL) return st;
+    if ((st = actx_ep_same_value(api, b->bias, b->x, &same)) != NULL) return st;
+    if (!same && (st = actx_ep_value_producer(api, b->bias, &producer)) != NULL) return st;
     if (producer != NULL && claim_holding(c, producer) != ib) return NULL;
   }
   for (size_t k = 0; k < b->n_nodes; k++) {
