@@ -29,5 +29,27 @@ if [ ! -f "$ORT_LIB" ]; then
   (cd "$ORT_DIR" && npm install --ignore-scripts --no-audit --no-fund --silent "onnxruntime-node@$ORT_VERSION" >/dev/null)
   [ -f "$ORT_LIB" ] || { echo "install-deps: $ORT_LIB not found after npm install" >&2; exit 1; }
 fi
+# Emulation / cross: the arm64 build and its tests under qemu-aarch64 (tests/emu). Optional: where
+# a package cannot be had the step says so and the emu_arm64 tests skip. protobuf-c's arm64
+# library comes from Debian's multiarch archive (the model builder links it statically).
+ARM64_PACKAGES="qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && [ "${ACTX_NO_EMULATION:-0}" != 1 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  arm64_missing=""
+  for p in $ARM64_PACKAGES libprotobuf-c-dev:arm64; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      arm64_missing="$arm64_missing $p"
+  done
+  if [ -n "$arm64_missing" ]; then
+    echo "install-deps: installing emulation / cross packages:$arm64_missing" >&2
+    if ! { dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64; } ||
+       ! $SUDO apt-get update -qq ||
+       ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+           $arm64_missing >/dev/null; then
+      echo "install-deps: emulation / cross packages unavailable; the emu_arm64 tests will skip" >&2
+    fi
+  fi
+fi
+
 # The one line the Makefile reads: where libonnxruntime.so.1 lives.
 dirname "$ORT_LIB"

@@ -60,6 +60,11 @@ static inline int rule_clamps_one(actx_ort_rule rule, actx_op op, float alpha) {
   return rule == ACTX_ORT_RULE_AVX512 && op == ACTX_OP_QUICK_GELU && alpha == 1.0f;
 }
 
+/* ORT's arm64 build contracts tanh GELU's pre-pass C * v * v + B into one fma. */
+static inline int rule_fuses_tanh_prepass(actx_ort_rule rule, actx_op op) {
+  return rule == ACTX_ORT_RULE_ARM64 && op == ACTX_OP_GELU_TANH;
+}
+
 /* The parameters a kernel called directly needs to compute d under rule, as actx_compute would
  * (bias excepted: a kernel takes n bias elements, so the caller sets it). */
 static inline actx_kernel_params rule_params(actx_ort_rule rule, const actx_op_desc *d) {
@@ -68,6 +73,7 @@ static inline actx_kernel_params rule_params(actx_ort_rule rule, const actx_op_d
       .alpha = d->alpha,
       .keep_nan = rule_keeps_nan(rule, d->op, d->alpha, d->bias != NULL || d->bias_len != 0),
       .clamp_one = rule_clamps_one(rule, d->op, d->alpha),
+      .fused_tanh_prepass = rule_fuses_tanh_prepass(rule, d->op),
   };
   return p;
 }
