@@ -203,13 +203,13 @@ ACTX_API actx_status actx_set_isa(actx_isa isa);
  * AVX512F (and the OS saving ZMM state) than on one without, and their results differ in two
  * places: a NaN input comes out unchanged (AVX512: the signalling bit kept; AVX2: made quiet),
  * and SiLU's logistic is clamped to at most 1 (20 float32 inputs differ). Every other op gives
- * the same bits on both. ORT's arm64 library gives the AVX2 bits except tanh GELU (Gelu tanh,
- * FastGelu), whose pre-pass its compiler fused into one fma. actx follows the rule of the host
- * it runs on, whichever ISA it uses. */
+ * the same bits on both. ORT's arm64 library gives the AVX2 bits except that its logistic
+ * (Sigmoid, QuickGelu) clamps to at most 1 and tanh GELU's pre-pass (Gelu tanh, FastGelu) is
+ * one fma there. actx follows the rule of the host it runs on, whichever ISA it uses. */
 typedef enum actx_ort_rule {
   ACTX_ORT_RULE_AVX2 = 0, /* ORT's FMA3 kernels: an AVX2 host without AVX512F */
   ACTX_ORT_RULE_AVX512,   /* ORT's AVX-512F kernels for Erf, Gelu and SiLU */
-  ACTX_ORT_RULE_ARM64,    /* ORT's arm64 library: the FMA3 bits, but tanh GELU's pre-pass fused */
+  ACTX_ORT_RULE_ARM64,    /* ORT's arm64 library (MLAS's generic kernels) */
   ACTX_ORT_RULE_COUNT
 } actx_ort_rule;
 

@@ -16,7 +16,8 @@ typedef struct actx_kernel_params {
                        a kernel never wraps) */
   float alpha;      /* QuickGelu's; ignored by the other ops */
   int keep_nan;     /* a NaN input comes out unchanged (ORT's AVX-512F Gelu and SiLU) */
-  int clamp_one;    /* QuickGelu's logistic also clamped to at most 1 (ORT's AVX-512F SiLU) */
+  int clamp_one;    /* the logistic (Sigmoid, QuickGelu) also clamped to at most 1 (ORT's
+                       AVX-512F SiLU, ORT arm64's logistic) */
   int fused_tanh_prepass; /* tanh GELU's C * v * v + B as one fma (ORT's arm64 C++) */
 } actx_kernel_params;
 

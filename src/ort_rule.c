@@ -9,9 +9,11 @@
  * op keeps its FMA3 kernel.
  *
  * ORT's arm64 library runs MLAS's generic MLAS_FLOAT32X4 kernels, whose multiply-adds are
- * vfmaq_f32: the FMA3 bits (a NaN made quiet, SiLU clamped at 0 only). Only tanh GELU differs:
- * its C++ pre-pass v * (C * v * v + B) is compiled with fp-contract on there, so C * v * v + B
- * is one fmla (fma(C * v, v, B)); x86's build keeps the multiply and the add apart.
+ * vfmaq_f32: the FMA3 bits (a NaN made quiet) but for two things, found against ORT arm64
+ * under qemu (tests/emu): its logistic clamps to at most 1, as the AVX-512F SiLU does, for
+ * Sigmoid and every QuickGelu (20 float32 inputs); and tanh GELU's C++ pre-pass
+ * v * (C * v * v + B) is compiled with fp-contract on there, so C * v * v + B is one fmla
+ * (fma(C * v, v, B)), where x86's build keeps the multiply and the add apart.
  *
  * The rule follows what ORT does on this host, not which actx ISA runs: every actx path
  * computes either rule, so a host without AVX-512 tests both (ACTX_ORT_RULE or
@@ -61,7 +63,11 @@ actx_status actx_set_ort_rule(actx_ort_rule rule) {
 actx_kernel_params actx_ort_rule_params(actx_op op, float alpha, int has_bias) {
   actx_kernel_params p = {.bias = NULL, .alpha = alpha};
   const actx_ort_rule rule = actx_get_ort_rule();
-  p.fused_tanh_prepass = rule == ACTX_ORT_RULE_ARM64 && op == ACTX_OP_GELU_TANH;
+  if (rule == ACTX_ORT_RULE_ARM64) {
+    p.fused_tanh_prepass = op == ACTX_OP_GELU_TANH;
+    p.clamp_one = op == ACTX_OP_SIGMOID || op == ACTX_OP_QUICK_GELU;
+    return p;
+  }
   if (rule != ACTX_ORT_RULE_AVX512) return p;
   const int silu = op == ACTX_OP_QUICK_GELU && alpha == 1.0f;
   const int gelu = op == ACTX_OP_GELU && !has_bias;

@@ -55,8 +55,9 @@ static inline int rule_keeps_nan(actx_ort_rule rule, actx_op op, float alpha, in
   if (rule != ACTX_ORT_RULE_AVX512) return 0;
   return (op == ACTX_OP_GELU && !has_bias) || (op == ACTX_OP_QUICK_GELU && alpha == 1.0f);
 }
-/* ... and its SiLU also clamps the logistic to at most 1. */
+/* ... and its SiLU also clamps the logistic to at most 1, as ORT arm64's every logistic does. */
 static inline int rule_clamps_one(actx_ort_rule rule, actx_op op, float alpha) {
+  if (rule == ACTX_ORT_RULE_ARM64) return op == ACTX_OP_SIGMOID || op == ACTX_OP_QUICK_GELU;
   return rule == ACTX_ORT_RULE_AVX512 && op == ACTX_OP_QUICK_GELU && alpha == 1.0f;
 }
 
