@@ -220,6 +220,10 @@ ACTX_API const char *actx_ort_rule_name(actx_ort_rule rule);
 /* Forces a rule for the whole process (tests: both rules on any host). Not to be called while
  * another thread computes. */
 ACTX_API actx_status actx_set_ort_rule(actx_ort_rule rule);
+/* Whether ORT on this CPU runs float16 activations with float16 kernels of its own rather than
+ * through float32: an AArch64 core with FP16 arithmetic (Neoverse N1 and later, Apple M). Their
+ * results are not the float32 results rounded, which actx computes. 0 on x86. */
+ACTX_API int actx_ort_has_fp16_kernels(void);
 
 /* "major.minor.patch" */
 ACTX_API const char *actx_version_string(void);

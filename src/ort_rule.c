@@ -60,6 +60,8 @@ actx_status actx_set_ort_rule(actx_ort_rule rule) {
   return ACTX_OK;
 }
 
+int actx_ort_has_fp16_kernels(void) { return actx_cpu_has_fp16_arith(); }
+
 actx_kernel_params actx_ort_rule_params(actx_op op, float alpha, int has_bias) {
   actx_kernel_params p = {.bias = NULL, .alpha = alpha};
   const actx_ort_rule rule = actx_get_ort_rule();
