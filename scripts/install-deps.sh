@@ -5,7 +5,10 @@ set -euo pipefail
 
 ORT_VERSION=1.30.0
 ORT_DIR="${ACTX_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/actx/onnxruntime-$ORT_VERSION}"
-ORT_LIB="$ORT_DIR/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"
+# The package holds both Linux builds; an ARM host takes the arm64 one.
+ORT_ARCH=x64
+[ "$(uname -m)" = aarch64 ] && ORT_ARCH=arm64
+ORT_LIB="$ORT_DIR/node_modules/onnxruntime-node/bin/napi-v6/linux/$ORT_ARCH/libonnxruntime.so.1"
 
 PACKAGES="cmake make gcc clang libclang-rt-14-dev pkg-config libonnx-dev libonnx-testdata
   protobuf-c-compiler libprotobuf-c-dev libsleef-dev lcov gnuplot-nox valgrind
