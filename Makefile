@@ -19,7 +19,8 @@ deps:
 ARM64_BUILD ?= $(BUILD)/arm64
 cross-arm64: deps
 	@cmake -S . -B $(ARM64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-	  -DACTX_ORT_LIB_DIR="$$(dirname "$$(cat $(BUILD)/ort-lib-dir.txt)")/arm64" $(CMAKE_ARGS) >/dev/null
+	  -DACTX_ORT_LIB_DIR="$$(dirname "$$(cat $(BUILD)/ort-lib-dir.txt)")/arm64" \
+	  $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ARM64_BUILD) -j $(JOBS)
 
 # The real models of models/manifest.txt, fetched from npm at their pinned versions into the

@@ -36,7 +36,8 @@ fi
 # a package cannot be had the step says so and the emu_arm64 tests skip. protobuf-c's arm64
 # library comes from Debian's multiarch archive (the model builder links it statically).
 ARM64_PACKAGES="qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
-if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && [ "${ACTX_NO_EMULATION:-0}" != 1 ]; then
+host_arch=$(dpkg --print-architecture 2>/dev/null || true)
+if [ "$host_arch" = amd64 ] && [ "${ACTX_NO_EMULATION:-0}" != 1 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   arm64_missing=""
   for p in $ARM64_PACKAGES libprotobuf-c-dev:arm64; do
@@ -45,7 +46,8 @@ if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && [ "${ACTX_NO_EMULAT
   done
   if [ -n "$arm64_missing" ]; then
     echo "install-deps: installing emulation / cross packages:$arm64_missing" >&2
-    if ! { dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64; } ||
+    if ! { dpkg --print-foreign-architectures | grep -qx arm64 ||
+           $SUDO dpkg --add-architecture arm64; } ||
        ! $SUDO apt-get update -qq ||
        ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
            $arm64_missing >/dev/null; then

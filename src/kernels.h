@@ -44,8 +44,8 @@ typedef void (*actx_kernel_fn)(const void *x, void *y, size_t n, const actx_kern
 #define ACTX_DECLARE_DTYPES_(op, isa) \
   ACTX_DECLARE_KERNEL_(f32, op, isa) ACTX_DECLARE_KERNEL_(f16, op, isa) ACTX_DECLARE_KERNEL_(bf16, op, isa)
 #define ACTX_DECLARE_OP_(op, ...) \
-  ACTX_DECLARE_DTYPES_(op, portable) ACTX_DECLARE_DTYPES_(op, avx2_u32) ACTX_DECLARE_DTYPES_(op, avx512_u64) \
-  ACTX_DECLARE_DTYPES_(op, neon_u16)
+  ACTX_DECLARE_DTYPES_(op, portable) ACTX_DECLARE_DTYPES_(op, avx2_u32)    \
+  ACTX_DECLARE_DTYPES_(op, avx512_u64) ACTX_DECLARE_DTYPES_(op, neon_u16)
 ACTX_OPS(ACTX_DECLARE_OP_)
 #undef ACTX_DECLARE_KERNEL_
 #undef ACTX_DECLARE_DTYPES_

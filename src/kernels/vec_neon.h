@@ -83,7 +83,9 @@ VF_INLINE void vf_store_f16(void *p, vf v) {
 }
 
 /* bfloat16: the top half of a float32 */
-VF_INLINE vf vf_load_bf16(const void *p) { return VF_F(vshll_n_u16(vld1_u16((const uint16_t *)p), 16)); }
+VF_INLINE vf vf_load_bf16(const void *p) {
+  return VF_F(vshll_n_u16(vld1_u16((const uint16_t *)p), 16));
+}
 /* Round to nearest even into the high halves; a NaN keeps its top half, made quiet (a NaN
  * could otherwise round to an infinity). */
 VF_INLINE void vf_store_bf16(void *p, vf v) {

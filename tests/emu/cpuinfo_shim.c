@@ -14,7 +14,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int is_cpuinfo(const char *path) { return path != NULL && strcmp(path, "/proc/cpuinfo") == 0; }
+static int is_cpuinfo(const char *path) {
+  return path != NULL && strcmp(path, "/proc/cpuinfo") == 0;
+}
 
 /* A file descriptor reading the AArch64 description from its start, or -1. */
 static int fake_cpuinfo(void) {

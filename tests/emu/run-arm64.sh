@@ -11,16 +11,17 @@
 set -eu
 qemu=$1 sysroot=$2 shim=$3 model=$4
 shift 4
+base="fp asimd evtstrm aes pmull sha1 sha2 crc32"
+fp16="$base atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp"
 case $model in
-  cortex-a72) cpu=cortex-a72 part="0x41 0xd08"
-    features="fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid" ;;
-  neoverse-n1) cpu=neoverse-n1 part="0x41 0xd0c"
-    features="fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp" ;;
+  cortex-a72) cpu=cortex-a72 part="0x41 0xd08" features="$base cpuid" ;;
+  neoverse-n1) cpu=neoverse-n1 part="0x41 0xd0c" features=$fp16 ;;
   max-sve128|max-sve256) cpu="max,sve${model#max-sve}=on" part="0x41 0xd40"
-    features="fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp sve" ;;
+    features="$fp16 sve" ;;
   *) echo "run-arm64.sh: unknown CPU model $model" >&2; exit 2 ;;
 esac
 echo "qemu-aarch64 -cpu $cpu: $*"
 QEMU_LD_PREFIX=$sysroot QEMU_CPU=$cpu \
-QEMU_SET_ENV="LD_PRELOAD=$shim,LD_LIBRARY_PATH=$sysroot/lib,ACTX_EMU_CPU_PART=$part,ACTX_EMU_CPU_FEATURES=$features" \
+QEMU_SET_ENV="LD_PRELOAD=$shim,LD_LIBRARY_PATH=$sysroot/lib,ACTX_EMU_CPU_PART=$part,\
+ACTX_EMU_CPU_FEATURES=$features" \
   exec "$qemu" "$@"
