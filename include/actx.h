@@ -183,11 +183,12 @@ typedef enum actx_isa {
   ACTX_ISA_PORTABLE = 0, /* C with fmaf: the same polynomials, the same bits */
   ACTX_ISA_AVX2,         /* AVX2 + FMA3 + F16C */
   ACTX_ISA_AVX512,       /* AVX512F + AVX512BW (and the AVX2 path's features) */
+  ACTX_ISA_NEON,         /* AArch64 Advanced SIMD (every AArch64 core) */
   ACTX_ISA_COUNT
 } actx_isa;
 
 /* The ISA in use: the best the CPU supports (cpuid + xgetbv, once), unless the environment
- * variable ACTX_ISA=portable|avx2|avx512 or actx_set_isa() chose another. */
+ * variable ACTX_ISA=portable|avx2|avx512|neon or actx_set_isa() chose another. */
 ACTX_API actx_isa actx_get_isa(void);
 ACTX_API const char *actx_isa_name(actx_isa isa);
 /* Whether this CPU and OS can run isa. */
@@ -202,20 +203,27 @@ ACTX_API actx_status actx_set_isa(actx_isa isa);
  * AVX512F (and the OS saving ZMM state) than on one without, and their results differ in two
  * places: a NaN input comes out unchanged (AVX512: the signalling bit kept; AVX2: made quiet),
  * and SiLU's logistic is clamped to at most 1 (20 float32 inputs differ). Every other op gives
- * the same bits on both. actx follows the rule of the host it runs on, whichever ISA it uses. */
+ * the same bits on both. ORT's arm64 library gives the AVX2 bits except that its logistic
+ * (Sigmoid, QuickGelu) clamps to at most 1 and tanh GELU's pre-pass (Gelu tanh, FastGelu) is
+ * one fma there. actx follows the rule of the host it runs on, whichever ISA it uses. */
 typedef enum actx_ort_rule {
   ACTX_ORT_RULE_AVX2 = 0, /* ORT's FMA3 kernels: an AVX2 host without AVX512F */
   ACTX_ORT_RULE_AVX512,   /* ORT's AVX-512F kernels for Erf, Gelu and SiLU */
+  ACTX_ORT_RULE_ARM64,    /* ORT's arm64 library (MLAS's generic kernels) */
   ACTX_ORT_RULE_COUNT
 } actx_ort_rule;
 
 /* The rule in use: the one ORT applies on this CPU (cpuid + xgetbv, once), unless the
- * environment variable ACTX_ORT_RULE=avx2|avx512 or actx_set_ort_rule() chose another. */
+ * environment variable ACTX_ORT_RULE=avx2|avx512|arm64 or actx_set_ort_rule() chose another. */
 ACTX_API actx_ort_rule actx_get_ort_rule(void);
 ACTX_API const char *actx_ort_rule_name(actx_ort_rule rule);
 /* Forces a rule for the whole process (tests: both rules on any host). Not to be called while
  * another thread computes. */
 ACTX_API actx_status actx_set_ort_rule(actx_ort_rule rule);
+/* Whether ORT on this CPU runs float16 activations with float16 kernels of its own rather than
+ * through float32: an AArch64 core with FP16 arithmetic (Neoverse N1 and later, Apple M). Their
+ * results are not the float32 results rounded, which actx computes. 0 on x86. */
+ACTX_API int actx_ort_has_fp16_kernels(void);
 
 /* "major.minor.patch" */
 ACTX_API const char *actx_version_string(void);

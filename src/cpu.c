@@ -44,3 +44,15 @@ int actx_cpu_has_avx2_fma_f16c(void) { return 0; }
 int actx_cpu_has_avx512f(void) { return 0; }
 int actx_cpu_has_avx512bw(void) { return 0; }
 #endif
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#define HWCAP_FPHP_BIT (1ul << 9)
+#define HWCAP_ASIMDHP_BIT (1ul << 10)
+int actx_cpu_has_fp16_arith(void) {
+  const unsigned long hw = getauxval(AT_HWCAP);
+  return (hw & HWCAP_FPHP_BIT) && (hw & HWCAP_ASIMDHP_BIT);
+}
+#else
+int actx_cpu_has_fp16_arith(void) { return 0; }
+#endif

@@ -11,4 +11,8 @@ int actx_cpu_has_avx512f(void);
 /* AVX512BW: the 16-bit masked loads and stores of the AVX-512 path's tail */
 int actx_cpu_has_avx512bw(void);
 
+/* AArch64 FP16 arithmetic (HWCAP FPHP and ASIMDHP): ORT's arm64 library then runs float16
+ * activations with float16 kernels of its own instead of through float32 */
+int actx_cpu_has_fp16_arith(void);
+
 #endif /* ACTX_CPU_H */

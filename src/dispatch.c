@@ -12,6 +12,7 @@
 #define ACTX_PORTABLE_ROW_(op, ...) ACTX_ROW_(op, portable)
 #define ACTX_AVX2_ROW_(op, ...) ACTX_ROW_(op, avx2_u32)
 #define ACTX_AVX512_ROW_(op, ...) ACTX_ROW_(op, avx512_u64)
+#define ACTX_NEON_ROW_(op, ...) ACTX_ROW_(op, neon_u16)
 
 static const actx_kernel_fn kernel_table[ACTX_ISA_COUNT][ACTX_OP_COUNT][ACTX_DTYPE_COUNT] = {
     [ACTX_ISA_PORTABLE] = {ACTX_OPS(ACTX_PORTABLE_ROW_)},
@@ -19,10 +20,14 @@ static const actx_kernel_fn kernel_table[ACTX_ISA_COUNT][ACTX_OP_COUNT][ACTX_DTY
     [ACTX_ISA_AVX2] = {ACTX_OPS(ACTX_AVX2_ROW_)},
     [ACTX_ISA_AVX512] = {ACTX_OPS(ACTX_AVX512_ROW_)},
 #endif
+#if ACTX_HAVE_NEON_KERNELS
+    [ACTX_ISA_NEON] = {ACTX_OPS(ACTX_NEON_ROW_)},
+#endif
 };
 
 static const char *const isa_names[ACTX_ISA_COUNT] = {
-    [ACTX_ISA_PORTABLE] = "portable", [ACTX_ISA_AVX2] = "avx2", [ACTX_ISA_AVX512] = "avx512"};
+    [ACTX_ISA_PORTABLE] = "portable", [ACTX_ISA_AVX2] = "avx2", [ACTX_ISA_AVX512] = "avx512",
+    [ACTX_ISA_NEON] = "neon"};
 
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static actx_isa active_isa = ACTX_ISA_PORTABLE;
@@ -60,6 +65,9 @@ static void read_support(void) {
 #if ACTX_HAVE_X86_KERNELS
   isa_support[ACTX_ISA_AVX2] = actx_cpu_has_avx2_fma_f16c();
   isa_support[ACTX_ISA_AVX512] = isa_support[ACTX_ISA_AVX2] && actx_cpu_has_avx512bw();
+#endif
+#if ACTX_HAVE_NEON_KERNELS
+  isa_support[ACTX_ISA_NEON] = 1; /* Advanced SIMD is part of every AArch64 core */
 #endif
 }
 

@@ -6,26 +6,33 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "ort_rule.h"
 
 #define LUT_SIZE 65536
 
-static _Atomic(uint16_t *) tables[ACTX_OP_COUNT][ACTX_DTYPE_COUNT];
+/* Tables by [variant][op][dtype]. The variant is the one kernel parameter that changes a 16-bit
+ * result: tanh GELU's fused pre-pass (the arm64 ORT rule). The others do not (keep_nan: a NaN
+ * is made quiet when it is narrowed; clamp_one: QuickGelu has no table). */
+#define LUT_VARIANTS 2
+static _Atomic(uint16_t *) tables[LUT_VARIANTS][ACTX_OP_COUNT][ACTX_DTYPE_COUNT];
+
+static int variant_of(const actx_kernel_params *plain) { return plain->fused_tanh_prepass != 0; }
 
 int actx_lut_has_table(actx_op op, actx_dtype dtype) {
   return dtype != ACTX_F32 && actx_op_has_table[op];
 }
 
-const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
+const uint16_t *actx_lut_get_for(actx_op op, actx_dtype dtype, const actx_kernel_params *plain) {
   if (!actx_lut_has_table(op, dtype)) return NULL;
-  _Atomic(uint16_t *) *slot = &tables[op][dtype];
+  _Atomic(uint16_t *) *slot = &tables[variant_of(plain)][op][dtype];
   uint16_t *t = atomic_load_explicit(slot, memory_order_acquire);
   if (t != NULL) return t;
   t = aligned_alloc(64, LUT_SIZE * sizeof *t);
   if (t == NULL) return NULL;
   for (uint32_t i = 0; i < LUT_SIZE; i++) t[i] = (uint16_t)i;
-  /* in place; no op with a table has a parameter, and neither rule changes a 16-bit result
-   * of one (a NaN is made quiet when it is narrowed) */
-  const actx_kernel_params params = {0};
+  /* in place; no op with a table has a parameter or a bias */
+  actx_kernel_params params = *plain;
+  params.bias = NULL;
   actx_kernel_lookup(op, dtype)(t, t, LUT_SIZE, &params);
   /* two threads may build at once: the first to publish wins, the other frees its copy */
   uint16_t *expected = NULL;
@@ -36,9 +43,15 @@ const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
   return expected;
 }
 
+const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
+  const actx_kernel_params plain = actx_ort_rule_params(op, 0.0f, 0);
+  return actx_lut_get_for(op, dtype, &plain);
+}
+
 const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype) {
   if (!actx_lut_has_table(op, dtype)) return NULL;
-  return atomic_load_explicit(&tables[op][dtype], memory_order_acquire);
+  const actx_kernel_params plain = actx_ort_rule_params(op, 0.0f, 0);
+  return atomic_load_explicit(&tables[variant_of(&plain)][op][dtype], memory_order_acquire);
 }
 
 /* Eight inputs are read before any output is written, so y == x is safe; memcpy makes every
@@ -67,7 +80,8 @@ void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n) {
 /* Tables are freed when the library is unloaded (an EP library is unloaded by ORT), so leak
  * checkers see nothing and a reload starts clean. */
 __attribute__((destructor)) static void free_tables(void) {
-  for (int op = 0; op < ACTX_OP_COUNT; op++)
-    for (int dt = 0; dt < ACTX_DTYPE_COUNT; dt++)
-      free(atomic_exchange_explicit(&tables[op][dt], NULL, memory_order_acq_rel));
+  for (int v = 0; v < LUT_VARIANTS; v++)
+    for (int op = 0; op < ACTX_OP_COUNT; op++)
+      for (int dt = 0; dt < ACTX_DTYPE_COUNT; dt++)
+        free(atomic_exchange_explicit(&tables[v][op][dt], NULL, memory_order_acq_rel));
 }

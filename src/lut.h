@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "actx.h"
+#include "kernels.h"
 
 /* float16 and bfloat16 have 65,536 inputs, so an op without a bias or a parameter can be a table
  * of its 65,536 results, filled once by the op's own kernel: a lookup gives the kernel's exact
@@ -19,11 +20,15 @@
 /* Whether op on dtype has a table (float32 and the ops without one do not). */
 int actx_lut_has_table(actx_op op, actx_dtype dtype);
 
-/* The table of op on dtype, built on first call (thread-safe); NULL where no table applies
- * (float32, an op without one) or memory ran out, and the caller runs the kernel. */
+/* The table of op on dtype for a kernel run with the parameters plain (those of a call without
+ * a bias), built on first call (thread-safe); NULL where no table applies (float32, an op
+ * without one) or memory ran out, and the caller runs the kernel. */
+const uint16_t *actx_lut_get_for(actx_op op, actx_dtype dtype, const actx_kernel_params *plain);
+/* The same under the ORT rule in force. */
 const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype);
 
-/* The table if it has been built, else NULL; builds nothing (for tests). */
+/* The table under the ORT rule in force if it has been built, else NULL; builds nothing (for
+ * tests). */
 const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype);
 
 /* y[i] = table[x[i]] for n 16-bit elements; y == x allowed, any alignment. */

@@ -120,7 +120,8 @@ static actx_status plan_run(const actx_plan *p, const void *x, void *y, size_t n
   }
   job j = {p->kernel, x, y, n, p->es, bias, bias_len, bias != NULL ? p->biased : p->plain, n,
            NULL};
-  if (j.bias == NULL && n >= ACTX_LUT_MIN_ELEMENTS) j.lut = actx_lut_get(p->op, p->dtype);
+  if (j.bias == NULL && n >= ACTX_LUT_MIN_ELEMENTS)
+    j.lut = actx_lut_get_for(p->op, p->dtype, &p->plain);
 
   /* a short bias row is tiled so that kernels see rows of at least BIAS_TILE / 2 elements */
   _Alignas(64) char tile[BIAS_TILE * 4];
@@ -162,7 +163,7 @@ static actx_status prepare(const actx_op_desc *desc, actx_plan *p) {
   actx_status st = plan_init(desc, p);
   if (st == ACTX_OK) st = check_run(p, NULL, NULL, 0, desc->bias, desc->bias_len);
   if (st != ACTX_OK || desc->bias != NULL) return st;
-  if (actx_lut_has_table(p->op, p->dtype) && actx_lut_get(p->op, p->dtype) == NULL)
+  if (actx_lut_has_table(p->op, p->dtype) && actx_lut_get_for(p->op, p->dtype, &p->plain) == NULL)
     return ACTX_ERROR_OUT_OF_MEMORY;
   return ACTX_OK;
 }

@@ -6,8 +6,9 @@
 #include "../consts.h"
 #include "loop.h"
 
-/* clamp_one: also clamp the result to at most 1, as MlasSiluKernelAvx512F's logistic does (it
- * changes the result of 20 float32 inputs near 17.5-18, where p/q + 0.5 rounds to 1 + 2^-23) */
+/* clamp_one: also clamp the result to at most 1, as MlasSiluKernelAvx512F's logistic and MLAS's
+ * generic logistic (ORT arm64) do (it changes the result of 20 float32 inputs near 17.5-18,
+ * where p/q + 0.5 rounds to 1 + 2^-23) */
 VF_INLINE void logistic_xn(vf *v, int count, int clamp_one) {
   vf s[VF_UNROLL], p[VF_UNROLL], q[VF_UNROLL];
   ACTX_FOR_VECTORS(k, count) {
@@ -36,14 +37,13 @@ VF_INLINE void logistic_xn(vf *v, int count, int clamp_one) {
     const vf r = vf_add(vf_div(vf_mul(v[k], p[k]), q[k]), vf_set1(ACTX_LOGISTIC_ONE_HALF));
     v[k] = vf_max(vf_set1(0.0f), r); /* MLAS's FMA3 kernel clamps below only */
   }
-  /* a NaN lane never gets here in the AVX-512F SiLU (its input is copied), so the operand
-   * order of this min decides nothing */
-  if (clamp_one) ACTX_FOR_VECTORS(k, count) v[k] = vf_min(v[k], vf_set1(ACTX_LOGISTIC_ONE));
+  /* the constant first: a NaN lane stays NaN on every vocabulary (vminps returns its second
+   * operand, vminq_f32 the NaN); the AVX-512F SiLU copies NaN inputs over it anyway */
+  if (clamp_one) ACTX_FOR_VECTORS(k, count) v[k] = vf_min(vf_set1(ACTX_LOGISTIC_ONE), v[k]);
 }
 
 VF_INLINE void sigmoid_op(vf *v, int count, const actx_kernel_params *p) {
-  (void)p;
-  logistic_xn(v, count, 0);
+  logistic_xn(v, count, p->clamp_one);
 }
 
 /* ORT's QuickGelu: v * logistic(v * alpha); alpha == 1 is MlasComputeSilu, which skips the

@@ -36,14 +36,21 @@ VF_INLINE void tanh_op(vf *v, int count, const actx_kernel_params *p) {
   tanh_xn(v, count);
 }
 
-/* ORT's Gelu(tanh) / FastGelu: u = v * ((C * v) * v + B) without fma (ORT's C++ is not
- * contracted), then (0.5 * v) * (tanh(u) + 1) */
+/* ORT's Gelu(tanh) / FastGelu: u = v * ((C * v) * v + B), then (0.5 * v) * (tanh(u) + 1).
+ * The pre-pass is ORT's C++: x86's build keeps its multiply and add apart, the arm64 build
+ * contracts them into fma(C * v, v, B) (fused_tanh_prepass, ort_rule.c). */
 VF_INLINE void gelu_tanh_op(vf *v, int count, const actx_kernel_params *p) {
-  (void)p;
   vf t[VF_UNROLL];
-  ACTX_FOR_VECTORS(k, count) {
-    t[k] = vf_mul(vf_mul(vf_set1(ACTX_GELU_TANH_C), v[k]), v[k]);
-    t[k] = vf_mul(v[k], vf_add(t[k], vf_set1(ACTX_GELU_TANH_B)));
+  if (p->fused_tanh_prepass) {
+    ACTX_FOR_VECTORS(k, count) {
+      t[k] = vf_fmadd(vf_mul(vf_set1(ACTX_GELU_TANH_C), v[k]), v[k], vf_set1(ACTX_GELU_TANH_B));
+      t[k] = vf_mul(v[k], t[k]);
+    }
+  } else {
+    ACTX_FOR_VECTORS(k, count) {
+      t[k] = vf_mul(vf_mul(vf_set1(ACTX_GELU_TANH_C), v[k]), v[k]);
+      t[k] = vf_mul(v[k], vf_add(t[k], vf_set1(ACTX_GELU_TANH_B)));
+    }
   }
   tanh_xn(t, count);
   ACTX_FOR_VECTORS(k, count) {

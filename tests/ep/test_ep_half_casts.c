@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actx.h"
 #include "ep_test.h"
 
 typedef enum near_miss {
@@ -63,9 +64,12 @@ static void check(const char *op, int64_t rows, int64_t cols, near_miss miss) {
     const ep_session_spec spec = {.policy = policies[p], .threads = 1};
     if (miss == EXACT) {
       const long on_actx = ep_check_against_ort(bytes, size, &spec, 1, &in, label);
-      /* all three as one node, or (auto) none of them */
-      CHECK(on_actx == 3 || (p == 0 && on_actx == 0), "%s, policy %s: %ld nodes on actx", label,
-            policies[p], on_actx);
+      /* all three as one node, or (auto) none of them; none under either policy where ORT has
+       * a float16 kernel of its own and keeps the Casts (Erf on an AArch64 core with FP16
+       * arithmetic: ORT alone's result is then not the float32 Erf) */
+      const bool ort_keeps_casts = strcmp(op, "Erf") == 0 && actx_ort_has_fp16_kernels();
+      CHECK(ort_keeps_casts ? on_actx == 0 : on_actx == 3 || (p == 0 && on_actx == 0),
+            "%s, policy %s: %ld nodes on actx", label, policies[p], on_actx);
       printf("%s, policy %s: %ld nodes on actx\n", label, policies[p], on_actx);
     } else {
       actx_ort_session *s = NULL;

@@ -104,24 +104,26 @@ static void test_table_shape(void) {
  * only for a node's fixed cost (PER_NODE); never where ORT's kernel is as fast per element. The
  * expectations are the host classes' tables as docs/ep-policy.md gives them. */
 static void test_open_sizes(void) {
-  const bool avx512 = actx_get_ort_rule() == ACTX_ORT_RULE_AVX512;
+  const actx_ort_rule rule = actx_get_ort_rule();
   static const struct {
     actx_ep_kind kind;
-    int64_t min_elements; /* what the known dimensions give */
-    bool avx2, avx512;    /* claimed by each host class's table */
+    int64_t min_elements;     /* what the known dimensions give */
+    bool avx2, avx512, arm64; /* claimed by each host class's table */
   } cases[] = {
-      {ACTX_EP_TANH, 1, true, true},           {ACTX_EP_SIGMOID, 1, true, true},
-      {ACTX_EP_ERF, 1, false, false},          {ACTX_EP_ERF, 1 << 20, false, false},
-      {ACTX_EP_GELU, 1, true, false},          {ACTX_EP_MS_GELU, 768, true, false},
-      {ACTX_EP_GELU, 1 << 20, true, true},     {ACTX_EP_SILU, 1, true, false},
-      {ACTX_EP_FAST_GELU, 1, true, true},      {ACTX_EP_QUICK_GELU, 512, true, true},
-      {ACTX_EP_BIAS_GELU, 1, true, true},      {ACTX_EP_TANH, 1 << 21, false, true},
+      {ACTX_EP_TANH, 1, true, true, false},       {ACTX_EP_SIGMOID, 1, true, true, false},
+      {ACTX_EP_ERF, 1, false, false, false},      {ACTX_EP_ERF, 1 << 20, false, false, false},
+      {ACTX_EP_GELU, 1, true, false, true},       {ACTX_EP_MS_GELU, 768, true, false, true},
+      {ACTX_EP_GELU, 1 << 20, true, true, true},  {ACTX_EP_SILU, 1, true, false, true},
+      {ACTX_EP_FAST_GELU, 1, true, true, true},   {ACTX_EP_QUICK_GELU, 512, true, true, true},
+      {ACTX_EP_BIAS_GELU, 1, true, true, true},   {ACTX_EP_TANH, 1 << 21, false, true, false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const bool want = avx512 ? cases[i].avx512 : cases[i].avx2;
+    const bool want = rule == ACTX_ORT_RULE_AVX512 ? cases[i].avx512
+                      : rule == ACTX_ORT_RULE_ARM64 ? cases[i].arm64
+                                                    : cases[i].avx2;
     const bool got =
         actx_ep_policy_auto_claims(cases[i].kind, ACTX_F32, -1, cases[i].min_elements);
-    CHECK(got == want, "%s table, %s of open size >= %lld: %s", avx512 ? "AVX-512" : "AVX2",
+    CHECK(got == want, "%s table, %s of open size >= %lld: %s", actx_ort_rule_name(rule),
           actx_ep_kind_name(cases[i].kind), (long long)cases[i].min_elements,
           got ? "claimed" : "declined");
   }

@@ -55,9 +55,15 @@ static inline int rule_keeps_nan(actx_ort_rule rule, actx_op op, float alpha, in
   if (rule != ACTX_ORT_RULE_AVX512) return 0;
   return (op == ACTX_OP_GELU && !has_bias) || (op == ACTX_OP_QUICK_GELU && alpha == 1.0f);
 }
-/* ... and its SiLU also clamps the logistic to at most 1. */
+/* ... and its SiLU also clamps the logistic to at most 1, as ORT arm64's every logistic does. */
 static inline int rule_clamps_one(actx_ort_rule rule, actx_op op, float alpha) {
+  if (rule == ACTX_ORT_RULE_ARM64) return op == ACTX_OP_SIGMOID || op == ACTX_OP_QUICK_GELU;
   return rule == ACTX_ORT_RULE_AVX512 && op == ACTX_OP_QUICK_GELU && alpha == 1.0f;
+}
+
+/* ORT's arm64 build contracts tanh GELU's pre-pass C * v * v + B into one fma. */
+static inline int rule_fuses_tanh_prepass(actx_ort_rule rule, actx_op op) {
+  return rule == ACTX_ORT_RULE_ARM64 && op == ACTX_OP_GELU_TANH;
 }
 
 /* The parameters a kernel called directly needs to compute d under rule, as actx_compute would
@@ -68,6 +74,7 @@ static inline actx_kernel_params rule_params(actx_ort_rule rule, const actx_op_d
       .alpha = d->alpha,
       .keep_nan = rule_keeps_nan(rule, d->op, d->alpha, d->bias != NULL || d->bias_len != 0),
       .clamp_one = rule_clamps_one(rule, d->op, d->alpha),
+      .fused_tanh_prepass = rule_fuses_tanh_prepass(rule, d->op),
   };
   return p;
 }
