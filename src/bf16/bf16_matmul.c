@@ -21,7 +21,6 @@ typedef struct matmul_state {
   /* B once packed: its shape (as the graph has it), the packed copy, and the ops that use it */
   bool b_packed;
   actx_shape b_shape;
-  actx_dnnl_weights *weights;
   actx_dnnl_cache *packed_ops;
   actx_dnnl_cache *ops; /* ops of a runtime B */
 } matmul_state;
@@ -67,7 +66,6 @@ static void destroy(void *state) {
   if (s == NULL) return;
   actx_dnnl_cache_destroy(s->ops);
   actx_dnnl_cache_destroy(s->packed_ops);
-  actx_dnnl_weights_destroy(s->weights);
   free(s);
 }
 
@@ -192,11 +190,7 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
   actx_status st = actx_dnnl_matmul_pack(&ms, value->data, &w, why);
   if (st != ACTX_OK) return st;
   s->packed_ops = actx_dnnl_cache_create(w);
-  if (s->packed_ops == NULL) {
-    actx_dnnl_weights_destroy(w);
-    return ACTX_ERROR_OUT_OF_MEMORY;
-  }
-  s->weights = w;
+  if (s->packed_ops == NULL) return ACTX_ERROR_OUT_OF_MEMORY; /* it destroyed them */
   s->b_shape = *b;
   s->b_packed = true;
   *packed = true;

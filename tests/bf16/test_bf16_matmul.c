@@ -436,6 +436,51 @@ static void rounding_pass(void) {
   free(y);
 }
 
+/* Packed B serves every M at oneDNN's best: B is packed at pack time for M = 128 (as
+ * bf16_matmul.c's pack does); ops of other Ms from the kernel's cache must not be oneDNN's
+ * reference loops and must not reorder B per run (brgemm on AVX-512 hosts blocks B). */
+static void packed_layouts(void) {
+  const int64_t kn[][2] = {{384, 384}, {384, 1536}, {1536, 384}, {64, 7}};
+  const int64_t ms[] = {1, 7, 128, 300};
+  for (size_t i = 0; i < sizeof kn / sizeof kn[0]; i++) {
+    const int64_t k = kn[i][0], n = kn[i][1];
+    actx_dnnl_matmul_shape guess;
+    memset(&guess, 0, sizeof guess);
+    guess.rank = 2;
+    guess.a_dims[0] = 128;
+    guess.a_dims[1] = k;
+    guess.a_strides[0] = k;
+    guess.a_strides[1] = 1;
+    guess.b_dims[0] = k;
+    guess.b_dims[1] = n;
+    guess.b_strides[0] = i % 2 ? 1 : n; /* Gemm's transB: B' a stride */
+    guess.b_strides[1] = i % 2 ? k : 1;
+    uint16_t *b = malloc((size_t)(k * n) * sizeof *b);
+    for (int64_t j = 0; j < k * n; j++) b[j] = random_bf16();
+    actx_dnnl_weights *packed = NULL;
+    const char *why = NULL;
+    CHECK(actx_dnnl_matmul_pack(&guess, b, &packed, &why) == ACTX_OK);
+    actx_dnnl_cache *cache = actx_dnnl_cache_create(packed);
+    CHECK(cache != NULL);
+    for (size_t j = 0; cache != NULL && j < sizeof ms / sizeof ms[0]; j++) {
+      actx_dnnl_matmul_shape real = guess;
+      real.a_dims[0] = ms[j];
+      actx_dnnl_op *op = NULL;
+      CHECK(actx_dnnl_cache_matmul(cache, &real, &op, &why) == ACTX_OK);
+      const char *impl = actx_dnnl_op_impl(op);
+      if (strncmp(impl, "ref", 3) == 0 || actx_dnnl_op_reorders_weights(op))
+        fprintf(stderr, "packed layout K %lld N %lld M %lld: %s%s\n", (long long)k,
+                (long long)n, (long long)ms[j], impl,
+                actx_dnnl_op_reorders_weights(op) ? " reordering B per run" : "");
+      CHECK(op != NULL && strncmp(impl, "ref", 3) != 0);
+      CHECK(!actx_dnnl_op_reorders_weights(op));
+      actx_dnnl_cache_release(cache, op);
+    }
+    actx_dnnl_cache_destroy(cache);
+    free(b);
+  }
+}
+
 int main(void) {
   rounding_pass();
   if (!actx_dnnl_available()) {
@@ -502,6 +547,7 @@ int main(void) {
   bad_input();
   concurrent(false);
   concurrent(true);
+  packed_layouts();
   if (failures) {
     fprintf(stderr, "test_bf16_matmul: %d failures\n", failures);
     return 1;
