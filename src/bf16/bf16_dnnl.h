@@ -114,10 +114,10 @@ void actx_dnnl_cache_release(actx_dnnl_cache *cache, actx_dnnl_op *op);
 /* Destroys the cache and its ops (none may be in use). */
 void actx_dnnl_cache_destroy(actx_dnnl_cache *cache);
 
-/* The threads oneDNN may use in a run: the caller's thread count (par->max_tasks, which the
- * EP sets to the session's intra-op thread count); 1 without a parallel-for or when the count
- * is not known (0, SIZE_MAX), since a team of its own beside the session's pool would take
- * cores the session was not given. */
+/* The caller's thread count (par->max_tasks, which the EP sets to the session's intra-op thread
+ * count); 1 without a parallel-for or when the count is not known (0, SIZE_MAX). The families
+ * run oneDNN itself on 1 thread (an OpenMP team beside ORT's spinning pool oversubscribes the
+ * cores) and split a matmul's rows into this many tasks of the caller's parallel-for. */
 static inline size_t actx_dnnl_threads(const actx_parallel *par) {
   if (par == NULL || par->parallel_for == NULL || par->max_tasks == 0 ||
       par->max_tasks == SIZE_MAX)

@@ -176,6 +176,10 @@ static void check_against_reference(const gemm_attrs *g, const actx_tensor *a,
 
 /* Runs one case: a kernel with B at run time, and one with B packed; both against the
  * reference; the two compared bit for bit where oneDNN computes in float32. */
+static void serial_for(void *ctx, actx_task_fn task, void *task_ctx, size_t n);
+
+/* runs the case with B at run time without a parallel-for, and with B packed split over three
+ * tasks (blocks of rows, bf16_matmul.c's run_rows, when large enough): the same bits */
 static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_tensor c,
                      const char *label) {
   const actx_bf16_node node = node_of(g);
@@ -201,7 +205,7 @@ static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_ten
     CHECK(st == ACTX_OK);
     if (st != ACTX_OK) fprintf(stderr, "%s: shapes: %s\n", label, why);
     y.data = malloc((size_t)actx_shape_elements(&y.shape) * 2 + 2);
-    const actx_parallel par = {.max_tasks = 2};
+    const actx_parallel par = {.parallel_for = serial_for, .max_tasks = 3};
     st = actx_bf16_kernel_run(k, in, n_in, &y, 1, packed ? &par : NULL, &why);
     CHECK(st == ACTX_OK);
     if (st != ACTX_OK) fprintf(stderr, "%s: run: %s\n", label, why);
@@ -506,6 +510,8 @@ int main(void) {
   MM(2, 2, 2, 5, 7, 7, 1, 5, 1);       /* N = 1 */
   MM(2, 2, 2, 13, 17, 17, 19, 13, 19); /* odd */
   MM(2, 2, 2, 33, 300, 300, 65, 33, 65);
+  MM(2, 2, 2, 301, 384, 384, 384, 301, 384); /* split into blocks of rows: 101, 101, 99 */
+  MM(3, 2, 3, 2, 128, 384, 384, 384, 2, 128, 384); /* batch folded, then split */
   MM(3, 3, 3, 3, 5, 7, 3, 7, 4, 3, 5, 4);           /* batched */
   MM(3, 2, 3, 3, 5, 7, 7, 4, 3, 5, 4);              /* B shared: folded into M */
   MM(3, 3, 3, 1, 5, 7, 3, 7, 4, 3, 5, 4);           /* A broadcast */
@@ -529,6 +535,8 @@ int main(void) {
     for (int tb = 0; tb < 2; tb++)
       for (int c = 0; c < 6; c++) gemm_case(9, 13, 11, ta, tb, c % 2 ? 0.5f : 1.0f, 2.0f, c);
   gemm_case(1, 64, 48, 0, 1, 1.0f, 1.0f, 1); /* a linear layer at M = 1 */
+  gemm_case(130, 256, 300, 1, 1, 0.5f, 2.0f, 4); /* split into rows with A transposed */
+  gemm_case(130, 256, 300, 0, 1, 1.0f, 1.0f, 1); /* split: a linear layer */
   gemm_case(4, 0, 6, 0, 0, 1.0f, 1.0f, 4);   /* K = 0: beta·C */
   gemm_case(4, 0, 6, 1, 1, 1.0f, 1.0f, 0);   /* K = 0, no C: zeros */
   gemm_case(0, 5, 6, 0, 0, 1.0f, 1.0f, 1);   /* M = 0 */
