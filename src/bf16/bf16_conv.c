@@ -22,7 +22,6 @@ typedef struct conv_state {
   bool has_bias;
   bool w_packed;
   actx_shape w_shape;
-  actx_dnnl_weights *weights;
   actx_dnnl_cache *packed_ops;
   actx_dnnl_cache *ops; /* ops of a runtime W */
   float *bias;          /* a constant B, widened; NULL when B comes per run */
@@ -77,7 +76,6 @@ static void destroy(void *state) {
   if (s == NULL) return;
   actx_dnnl_cache_destroy(s->ops);
   actx_dnnl_cache_destroy(s->packed_ops);
-  actx_dnnl_weights_destroy(s->weights);
   free(s->bias);
   free(s);
 }
@@ -234,11 +232,7 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
   st = actx_dnnl_conv_pack(&cs, value->data, &packed_w, why);
   if (st != ACTX_OK) return st;
   s->packed_ops = actx_dnnl_cache_create(packed_w);
-  if (s->packed_ops == NULL) {
-    actx_dnnl_weights_destroy(packed_w);
-    return ACTX_ERROR_OUT_OF_MEMORY;
-  }
-  s->weights = packed_w;
+  if (s->packed_ops == NULL) return ACTX_ERROR_OUT_OF_MEMORY; /* it destroyed them */
   s->w_shape = *w;
   s->w_packed = true;
   *packed = true;
@@ -286,8 +280,9 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     actx_dnnl_op *op = NULL;
     st = actx_dnnl_cache_conv(cache, &cs, &op, why);
     if (st == ACTX_OK) {
-      st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc,
-                         actx_dnnl_threads(par), why);
+      /* one thread: oneDNN's OpenMP team beside ORT's spinning pool took 2.5 s a YOLOv8n run
+       * at 2 threads where one thread takes 0.1 s (see bf16_matmul.c's run_rows) */
+      st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc, 1, why);
       actx_dnnl_cache_release(cache, op);
     }
   }

@@ -92,8 +92,13 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   return unavailable(why);
 }
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
+bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) { return false; }
 void actx_dnnl_op_destroy(actx_dnnl_op *op) {}
-actx_dnnl_cache *actx_dnnl_cache_create(const actx_dnnl_weights *weights) { return NULL; }
+actx_dnnl_cache *actx_dnnl_cache_create(actx_dnnl_weights *weights) {
+  actx_dnnl_weights_destroy(weights);
+  return NULL;
+}
+const actx_dnnl_weights *actx_dnnl_cache_weights(const actx_dnnl_cache *cache) { return NULL; }
 actx_status actx_dnnl_cache_matmul(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *shape,
                                    actx_dnnl_op **op, const char **why) {
   return unavailable(why);
@@ -149,7 +154,10 @@ struct actx_dnnl_op {
   dnnl_primitive_t src_reorder, wei_reorder, dst_reorder;
   /* per run: widened src / weights, reordered src / weights / dst, scratchpad */
   size_t wide_src_bytes, wide_wei_bytes, src_bytes, wei_bytes, dst_bytes, scratch_bytes;
-  const actx_dnnl_weights *packed;
+  const actx_dnnl_weights *packed; /* the weights a run uses: the caller's or own_wei */
+  /* the packed weights reordered once into this shape's layout when the caller's are in
+   * another (packed for a guessed shape): owned, NULL when the caller's serve as they are */
+  actx_dnnl_weights *own_wei;
   char impl[64];
 };
 
@@ -483,6 +491,52 @@ done:
 
 static const char *unavailable_why = "oneDNN not available (its CPU engine could not be made)";
 
+/* Packed weights reordered into another layout `to` (same dimensions and element type): once,
+ * when an op's primitive prefers a layout other than the one they were packed in. */
+static actx_status weights_relayout(const actx_dnnl_weights *from, const_dnnl_memory_desc_t to,
+                                    actx_dnnl_weights **out) {
+  *out = NULL;
+  actx_dnnl_weights *w = calloc(1, sizeof *w);
+  if (w == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  w->type = from->type;
+  actx_status status = ACTX_ERROR_OUT_OF_MEMORY;
+  dnnl_primitive_t reorder = NULL;
+  size_t scratch_bytes = 0;
+  void *scratch = NULL;
+  dnnl_stream_t stream = NULL;
+  if (dnnl_memory_desc_clone(&w->md, to) != dnnl_success) goto done;
+  w->bytes = dnnl_memory_desc_get_size(w->md);
+  if ((w->data = aligned_alloc(ALIGN, round_up(w->bytes))) == NULL) goto done;
+  status = ACTX_ERROR_UNSUPPORTED;
+  if (reorder_make(from->md, w->md, &reorder, &scratch_bytes) != dnnl_success) goto done;
+  if (reorder == NULL) {
+    memcpy(w->data, from->data, w->bytes);
+  } else {
+    if (scratch_bytes > 0 && (scratch = aligned_alloc(ALIGN, round_up(scratch_bytes))) == NULL) {
+      status = ACTX_ERROR_OUT_OF_MEMORY;
+      goto done;
+    }
+    const int previous = threads_set(1);
+    const bool ok =
+        dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
+        reorder_run(reorder, stream, from->md, from->data, w->md, w->data, scratch) ==
+            dnnl_success;
+    omp_set_num_threads(previous);
+    if (!ok) goto done;
+  }
+  status = ACTX_OK;
+done:
+  if (stream != NULL) dnnl_stream_destroy(stream);
+  if (reorder != NULL) dnnl_primitive_destroy(reorder);
+  free(scratch);
+  if (status != ACTX_OK) {
+    actx_dnnl_weights_destroy(w);
+    return status;
+  }
+  *out = w;
+  return ACTX_OK;
+}
+
 actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *s, const uint16_t *b,
                                   actx_dnnl_weights **out, const char **why) {
   *out = NULL;
@@ -527,6 +581,7 @@ void actx_dnnl_op_destroy(actx_dnnl_op *op) {
   if (op->src_reorder != NULL) dnnl_primitive_destroy(op->src_reorder);
   if (op->wei_reorder != NULL) dnnl_primitive_destroy(op->wei_reorder);
   if (op->dst_reorder != NULL) dnnl_primitive_destroy(op->dst_reorder);
+  actx_dnnl_weights_destroy(op->own_wei);
   dnnl_memory_desc_t mds[] = {op->user_src, op->user_wei, op->user_dst, op->bias, op->wide_src,
                               op->wide_wei, op->src,      op->wei,      op->dst};
   for (size_t i = 0; i < sizeof mds / sizeof mds[0]; i++) dnnl_memory_desc_destroy(mds[i]);
@@ -536,7 +591,12 @@ void actx_dnnl_op_destroy(actx_dnnl_op *op) {
 /* The op's primitive for the caller's descriptors (user_*), with the reorders its own need.
  * plain_weights: try the caller's plain weights as they are first (a matmul's runtime B: no
  * reorder per run); a convolution's runtime W always goes to the layout the primitive picks,
- * so that its results are the bits of the same W packed. */
+ * so that its results are the bits of the same W packed.
+ * Packed weights never constrain the primitive: they were packed for a guessed shape (an image
+ * size, an M), and forcing that layout on another shape makes oneDNN take its reference loops
+ * ("ref:any": a stride-2 convolution given a stride-1 one's layout) or reorder them every run.
+ * The primitive picks its layout ("any"); when it differs from the packed one, the weights are
+ * reordered into it once, here, and the op holds that copy (own_wei; the cache may adopt it). */
 static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
                              bool plain_weights, const char **why) {
   const dnnl_data_type_t type = op->packed != NULL ? op->packed->type : compute_type();
@@ -552,12 +612,32 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   const_dnnl_memory_desc_t from_src = op->wide_src != NULL ? op->wide_src : op->user_src;
   const_dnnl_memory_desc_t from_wei = op->wide_wei != NULL ? op->wide_wei : op->user_wei;
   dnnl_primitive_desc_t pd = NULL;
-  /* the caller's weights as they are when the primitive takes them; else its own layout */
-  if ((op->packed == NULL && !plain_weights) || make(shape, type, from_wei, &pd) != dnnl_success) {
+  /* a runtime matmul B as it is when the primitive takes it; else the primitive's own layout */
+  if (op->packed != NULL || !plain_weights || make(shape, type, from_wei, &pd) != dnnl_success) {
     pd = NULL;
     if (make(shape, type, NULL, &pd) != dnnl_success) {
       actx_dnnl_op_destroy(op);
       return fail(why, "oneDNN has no primitive for this shape", ACTX_ERROR_UNSUPPORTED);
+    }
+  }
+  if (op->packed != NULL) {
+    const_dnnl_memory_desc_t want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    if (!dnnl_memory_desc_equal(want, op->packed->md)) {
+      const actx_status rs = weights_relayout(op->packed, want, &op->own_wei);
+      dnnl_memory_desc_t user = NULL;
+      if (rs == ACTX_OK && dnnl_memory_desc_clone(&user, want) != dnnl_success)
+        st = dnnl_out_of_memory;
+      if (rs != ACTX_OK || st != dnnl_success) {
+        dnnl_primitive_desc_destroy(pd);
+        actx_dnnl_op_destroy(op);
+        return fail(why, rs == ACTX_ERROR_UNSUPPORTED ? "oneDNN cannot reorder the weights"
+                                                      : "out of memory",
+                    rs == ACTX_ERROR_UNSUPPORTED ? rs : ACTX_ERROR_OUT_OF_MEMORY);
+      }
+      op->packed = op->own_wei;
+      dnnl_memory_desc_destroy(op->user_wei);
+      op->user_wei = user;
+      from_wei = op->user_wei;
     }
   }
   snprintf(op->impl, sizeof op->impl, "%s%s", pd_impl(pd), type == dnnl_f32 ? " (f32)" : "");
@@ -662,6 +742,10 @@ actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
 
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return op != NULL ? op->impl : ""; }
 
+bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) {
+  return op != NULL && op->wei_reorder != NULL;
+}
+
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
                           const float *bias, float *dst, size_t threads, const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
@@ -738,41 +822,79 @@ typedef struct slot {
 
 struct actx_dnnl_cache {
   pthread_mutex_t lock;
-  const actx_dnnl_weights *weights;
+  /* held while an op is made: ops are made once per shape, and the first may replace weights,
+   * which the making of another reads */
+  pthread_mutex_t make_lock;
+  actx_dnnl_weights *weights; /* owned */
+  bool made;                  /* an op has been made (with weights as they are now) */
   uint64_t clock;
   slot slots[CACHE_SLOTS];
 };
 
-actx_dnnl_cache *actx_dnnl_cache_create(const actx_dnnl_weights *weights) {
+actx_dnnl_cache *actx_dnnl_cache_create(actx_dnnl_weights *weights) {
   actx_dnnl_cache *c = calloc(1, sizeof *c);
-  if (c == NULL) return NULL;
-  if (pthread_mutex_init(&c->lock, NULL) != 0) {
+  if (c != NULL && pthread_mutex_init(&c->lock, NULL) != 0) {
     free(c);
+    c = NULL;
+  }
+  if (c != NULL && pthread_mutex_init(&c->make_lock, NULL) != 0) {
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+    c = NULL;
+  }
+  if (c == NULL) {
+    actx_dnnl_weights_destroy(weights);
     return NULL;
   }
   c->weights = weights;
   return c;
 }
 
-static actx_status cache_acquire(actx_dnnl_cache *c, bool conv, const void *shape, size_t size,
-                                 actx_dnnl_op **out, const char **why) {
-  *out = NULL;
-  pthread_mutex_lock(&c->lock);
+const actx_dnnl_weights *actx_dnnl_cache_weights(const actx_dnnl_cache *c) {
+  return c != NULL ? c->weights : NULL;
+}
+
+/* The slot's op of this shape (one more user), or NULL; under c->lock. */
+static actx_dnnl_op *cache_find(actx_dnnl_cache *c, bool conv, const void *shape, size_t size) {
   for (size_t i = 0; i < CACHE_SLOTS; i++) {
     slot *s = &c->slots[i];
     if (s->used && s->conv == conv && memcmp(&s->key, shape, size) == 0) {
       s->refs++;
       s->stamp = ++c->clock;
-      *out = s->op;
-      pthread_mutex_unlock(&c->lock);
-      return ACTX_OK;
+      return s->op;
     }
   }
+  return NULL;
+}
+
+static actx_status cache_acquire(actx_dnnl_cache *c, bool conv, const void *shape, size_t size,
+                                 actx_dnnl_op **out, const char **why) {
+  *out = NULL;
+  pthread_mutex_lock(&c->lock);
+  *out = cache_find(c, conv, shape, size);
   pthread_mutex_unlock(&c->lock);
-  /* made outside the lock: concurrent runs of other shapes need not wait for it */
+  if (*out != NULL) return ACTX_OK;
+  /* made outside the lookup lock: concurrent runs of cached shapes need not wait for it */
+  pthread_mutex_lock(&c->make_lock);
+  pthread_mutex_lock(&c->lock);
+  *out = cache_find(c, conv, shape, size); /* made meanwhile by another thread */
+  pthread_mutex_unlock(&c->lock);
+  if (*out != NULL) {
+    pthread_mutex_unlock(&c->make_lock);
+    return ACTX_OK;
+  }
   actx_dnnl_op *op = NULL;
   const actx_status st = conv ? actx_dnnl_conv_create(shape, c->weights, &op, why)
                               : actx_dnnl_matmul_create(shape, c->weights, &op, why);
+  if (st == ACTX_OK && op->own_wei != NULL && !c->made) {
+    /* the first shape's layout replaces the packed one (no op uses that yet): a model of one
+     * shape holds one copy of its weights; later shapes of another layout hold their own */
+    actx_dnnl_weights_destroy(c->weights);
+    c->weights = op->own_wei;
+    op->own_wei = NULL;
+  }
+  if (st == ACTX_OK) c->made = true;
+  pthread_mutex_unlock(&c->make_lock);
   if (st != ACTX_OK) return st;
   actx_dnnl_op *evicted = NULL;
   pthread_mutex_lock(&c->lock);
@@ -822,6 +944,8 @@ void actx_dnnl_cache_destroy(actx_dnnl_cache *c) {
   if (c == NULL) return;
   for (size_t i = 0; i < CACHE_SLOTS; i++)
     if (c->slots[i].used) actx_dnnl_op_destroy(c->slots[i].op);
+  actx_dnnl_weights_destroy(c->weights);
+  pthread_mutex_destroy(&c->make_lock);
   pthread_mutex_destroy(&c->lock);
   free(c);
 }

@@ -59,7 +59,8 @@ bool actx_dnnl_native_bf16(void);
 
 /* Reorders constant weights (b of a matmul, 2-D: every batch dimension of the shape's b is 1;
  * w of a conv) once into the layout a primitive for this shape prefers. The result serves ops
- * of other shapes with the same weights (another M, another image size). */
+ * of other shapes with the same weights (another M, another image size): an op whose primitive
+ * prefers another layout reorders them once, at creation, into a copy of its own. */
 actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *shape, const uint16_t *b,
                                   actx_dnnl_weights **out, const char **why);
 actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *shape, const uint16_t *w,
@@ -68,7 +69,9 @@ size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *weights);
 void actx_dnnl_weights_destroy(actx_dnnl_weights *weights);
 
 /* An op for one shape. weights: packed weights (then each run passes NULL for them; they must
- * outlive the op), or NULL (each run passes them plain, as the shape says). */
+ * outlive the op), or NULL (each run passes them plain, as the shape says). Packed weights do
+ * not choose the primitive: it takes the layout it prefers for the shape (never oneDNN's
+ * reference loops for want of a layout), the weights reordered into it once when it differs. */
 actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *shape,
                                     const actx_dnnl_weights *weights, actx_dnnl_op **out,
                                     const char **why);
@@ -82,6 +85,9 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
 /* oneDNN's name of the implementation the op runs ("brg:avx512_core_amx", "gemm:jit"...), and
  * whether it computes in float32 on a host without bfloat16 arithmetic. */
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op);
+/* Whether a run reorders the weights (plain runtime weights into a blocked layout); never for
+ * packed weights. */
+bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op);
 void actx_dnnl_op_destroy(actx_dnnl_op *op);
 
 /* y[i] = actx_f32_to_bf16(acc[i]) for i < n (acc and y do not overlap): the one rounding of
@@ -93,9 +99,13 @@ void actx_dnnl_round(const float *acc, uint16_t *y, size_t n, const actx_paralle
  * finds or makes the op of a shape (memset the shape struct to 0 before filling it: it is the
  * key, compared bytewise), release hands it back. Thread-safe; an op in use is never evicted
  * (when every slot is busy the op is made for this run alone). weights: packed weights every op
- * uses, or NULL. */
+ * uses, or NULL; the cache owns them (destroyed with it, or at once when it cannot be made).
+ * The first op made replaces them with its own copy when its primitive wanted another layout,
+ * so that a model of one shape keeps one copy of its weights. */
 typedef struct actx_dnnl_cache actx_dnnl_cache;
-actx_dnnl_cache *actx_dnnl_cache_create(const actx_dnnl_weights *weights);
+actx_dnnl_cache *actx_dnnl_cache_create(actx_dnnl_weights *weights);
+/* The packed weights as the cache holds them now (NULL: none), for tests. */
+const actx_dnnl_weights *actx_dnnl_cache_weights(const actx_dnnl_cache *cache);
 actx_status actx_dnnl_cache_matmul(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *shape,
                                    actx_dnnl_op **op, const char **why);
 actx_status actx_dnnl_cache_conv(actx_dnnl_cache *cache, const actx_dnnl_conv_shape *shape,
@@ -104,10 +114,10 @@ void actx_dnnl_cache_release(actx_dnnl_cache *cache, actx_dnnl_op *op);
 /* Destroys the cache and its ops (none may be in use). */
 void actx_dnnl_cache_destroy(actx_dnnl_cache *cache);
 
-/* The threads oneDNN may use in a run: the caller's thread count (par->max_tasks, which the
- * EP sets to the session's intra-op thread count); 1 without a parallel-for or when the count
- * is not known (0, SIZE_MAX), since a team of its own beside the session's pool would take
- * cores the session was not given. */
+/* The caller's thread count (par->max_tasks, which the EP sets to the session's intra-op thread
+ * count); 1 without a parallel-for or when the count is not known (0, SIZE_MAX). The families
+ * run oneDNN itself on 1 thread (an OpenMP team beside ORT's spinning pool oversubscribes the
+ * cores) and split a matmul's rows into this many tasks of the caller's parallel-for. */
 static inline size_t actx_dnnl_threads(const actx_parallel *par) {
   if (par == NULL || par->parallel_for == NULL || par->max_tasks == 0 ||
       par->max_tasks == SIZE_MAX)

@@ -268,6 +268,69 @@ static void expect_create_error(const conv_attrs *c, const char *needle) {
   CHECK(strstr(why, needle) != NULL);
 }
 
+/* Packed W serve every image size at oneDNN's best: W is packed at pack time for a guessed
+ * image (16 outputs a dimension, as bf16_conv.c's pack does), then an op of the real size
+ * from the kernel's cache must run the implementation oneDNN picks for that size with W free
+ * (not its reference loops "ref:any" for want of a layout), and must not reorder W per run.
+ * The detector's shapes: 3x3 stride 2, 3x3 stride 1, 1x1, depthwise. */
+static void packed_layouts(void) {
+  typedef struct conv_case {
+    int64_t c, m, group, k, stride, pad, image;
+  } conv_case;
+  const conv_case cases[] = {{64, 128, 1, 3, 2, 1, 16}, {16, 32, 1, 3, 2, 1, 80},
+                             {32, 32, 1, 3, 1, 1, 40},  {64, 64, 1, 1, 1, 0, 20},
+                             {64, 64, 64, 3, 1, 1, 20}, {3, 16, 1, 3, 2, 1, 64}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const conv_case *t = &cases[i];
+    actx_dnnl_conv_shape guess, real;
+    memset(&guess, 0, sizeof guess);
+    guess.spatial = 2;
+    guess.batch = 1;
+    guess.channels = t->c;
+    guess.out_channels = t->m;
+    guess.group = t->group;
+    guess.bias = true;
+    for (int d = 0; d < 2; d++) {
+      guess.kernel[d] = t->k;
+      guess.strides[d] = t->stride;
+      guess.dilations[d] = 1;
+      guess.pads_begin[d] = guess.pads_end[d] = t->pad;
+    }
+    real = guess;
+    for (int d = 0; d < 2; d++) {
+      guess.in[d] = t->k + 15 * t->stride;
+      guess.out[d] = (guess.in[d] + 2 * t->pad - t->k) / t->stride + 1;
+      real.in[d] = t->image;
+      real.out[d] = (t->image + 2 * t->pad - t->k) / t->stride + 1;
+    }
+    const size_t n_w = (size_t)(t->m * (t->c / t->group) * t->k * t->k);
+    uint16_t *w = malloc(n_w * sizeof *w);
+    for (size_t j = 0; j < n_w; j++) w[j] = random_bf16();
+    actx_dnnl_weights *packed = NULL;
+    const char *why = NULL;
+    CHECK(actx_dnnl_conv_pack(&guess, w, &packed, &why) == ACTX_OK);
+    actx_dnnl_cache *cache = actx_dnnl_cache_create(packed);
+    actx_dnnl_op *op = NULL, *free_op = NULL;
+    CHECK(cache != NULL && actx_dnnl_cache_conv(cache, &real, &op, &why) == ACTX_OK);
+    CHECK(actx_dnnl_conv_create(&real, NULL, &free_op, &why) == ACTX_OK);
+    if (op != NULL && free_op != NULL) {
+      const char *impl = actx_dnnl_op_impl(op);
+      if (strncmp(impl, "ref", 3) == 0 || strcmp(impl, actx_dnnl_op_impl(free_op)) != 0 ||
+          actx_dnnl_op_reorders_weights(op))
+        fprintf(stderr, "packed layout case %zu: packed W runs %s%s, free W %s\n", i, impl,
+                actx_dnnl_op_reorders_weights(op) ? " reordering W per run" : "",
+                actx_dnnl_op_impl(free_op));
+      CHECK(strncmp(impl, "ref", 3) != 0);
+      CHECK(strcmp(impl, actx_dnnl_op_impl(free_op)) == 0);
+      CHECK(!actx_dnnl_op_reorders_weights(op));
+    }
+    actx_dnnl_cache_release(cache, op);
+    actx_dnnl_op_destroy(free_op);
+    actx_dnnl_cache_destroy(cache);
+    free(w);
+  }
+}
+
 static void bad_input(void) {
   const int64_t x4[] = {1, 4, 6, 6}, w4[] = {2, 4, 3, 3}, w2[] = {2, 4}, w4g[] = {3, 2, 3, 3},
                 x3[] = {1, 4, 6}, w4big[] = {2, 4, 9, 9}, w4c[] = {2, 3, 3, 3};
@@ -441,6 +504,7 @@ int main(void) {
   special_values();
   bad_input();
   concurrent();
+  packed_layouts();
   if (failures) {
     fprintf(stderr, "test_bf16_conv: %d failures\n", failures);
     return 1;

@@ -176,6 +176,10 @@ static void check_against_reference(const gemm_attrs *g, const actx_tensor *a,
 
 /* Runs one case: a kernel with B at run time, and one with B packed; both against the
  * reference; the two compared bit for bit where oneDNN computes in float32. */
+static void serial_for(void *ctx, actx_task_fn task, void *task_ctx, size_t n);
+
+/* runs the case with B at run time without a parallel-for, and with B packed split over three
+ * tasks (blocks of rows, bf16_matmul.c's run_rows, when large enough): the same bits */
 static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_tensor c,
                      const char *label) {
   const actx_bf16_node node = node_of(g);
@@ -201,7 +205,7 @@ static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_ten
     CHECK(st == ACTX_OK);
     if (st != ACTX_OK) fprintf(stderr, "%s: shapes: %s\n", label, why);
     y.data = malloc((size_t)actx_shape_elements(&y.shape) * 2 + 2);
-    const actx_parallel par = {.max_tasks = 2};
+    const actx_parallel par = {.parallel_for = serial_for, .max_tasks = 3};
     st = actx_bf16_kernel_run(k, in, n_in, &y, 1, packed ? &par : NULL, &why);
     CHECK(st == ACTX_OK);
     if (st != ACTX_OK) fprintf(stderr, "%s: run: %s\n", label, why);
@@ -436,6 +440,51 @@ static void rounding_pass(void) {
   free(y);
 }
 
+/* Packed B serves every M at oneDNN's best: B is packed at pack time for M = 128 (as
+ * bf16_matmul.c's pack does); ops of other Ms from the kernel's cache must not be oneDNN's
+ * reference loops and must not reorder B per run (brgemm on AVX-512 hosts blocks B). */
+static void packed_layouts(void) {
+  const int64_t kn[][2] = {{384, 384}, {384, 1536}, {1536, 384}, {64, 7}};
+  const int64_t ms[] = {1, 7, 128, 300};
+  for (size_t i = 0; i < sizeof kn / sizeof kn[0]; i++) {
+    const int64_t k = kn[i][0], n = kn[i][1];
+    actx_dnnl_matmul_shape guess;
+    memset(&guess, 0, sizeof guess);
+    guess.rank = 2;
+    guess.a_dims[0] = 128;
+    guess.a_dims[1] = k;
+    guess.a_strides[0] = k;
+    guess.a_strides[1] = 1;
+    guess.b_dims[0] = k;
+    guess.b_dims[1] = n;
+    guess.b_strides[0] = i % 2 ? 1 : n; /* Gemm's transB: B' a stride */
+    guess.b_strides[1] = i % 2 ? k : 1;
+    uint16_t *b = malloc((size_t)(k * n) * sizeof *b);
+    for (int64_t j = 0; j < k * n; j++) b[j] = random_bf16();
+    actx_dnnl_weights *packed = NULL;
+    const char *why = NULL;
+    CHECK(actx_dnnl_matmul_pack(&guess, b, &packed, &why) == ACTX_OK);
+    actx_dnnl_cache *cache = actx_dnnl_cache_create(packed);
+    CHECK(cache != NULL);
+    for (size_t j = 0; cache != NULL && j < sizeof ms / sizeof ms[0]; j++) {
+      actx_dnnl_matmul_shape real = guess;
+      real.a_dims[0] = ms[j];
+      actx_dnnl_op *op = NULL;
+      CHECK(actx_dnnl_cache_matmul(cache, &real, &op, &why) == ACTX_OK);
+      const char *impl = actx_dnnl_op_impl(op);
+      if (strncmp(impl, "ref", 3) == 0 || actx_dnnl_op_reorders_weights(op))
+        fprintf(stderr, "packed layout K %lld N %lld M %lld: %s%s\n", (long long)k,
+                (long long)n, (long long)ms[j], impl,
+                actx_dnnl_op_reorders_weights(op) ? " reordering B per run" : "");
+      CHECK(op != NULL && strncmp(impl, "ref", 3) != 0);
+      CHECK(!actx_dnnl_op_reorders_weights(op));
+      actx_dnnl_cache_release(cache, op);
+    }
+    actx_dnnl_cache_destroy(cache);
+    free(b);
+  }
+}
+
 int main(void) {
   rounding_pass();
   if (!actx_dnnl_available()) {
@@ -461,6 +510,8 @@ int main(void) {
   MM(2, 2, 2, 5, 7, 7, 1, 5, 1);       /* N = 1 */
   MM(2, 2, 2, 13, 17, 17, 19, 13, 19); /* odd */
   MM(2, 2, 2, 33, 300, 300, 65, 33, 65);
+  MM(2, 2, 2, 301, 384, 384, 384, 301, 384); /* split into blocks of rows: 101, 101, 99 */
+  MM(3, 2, 3, 2, 128, 384, 384, 384, 2, 128, 384); /* batch folded, then split */
   MM(3, 3, 3, 3, 5, 7, 3, 7, 4, 3, 5, 4);           /* batched */
   MM(3, 2, 3, 3, 5, 7, 7, 4, 3, 5, 4);              /* B shared: folded into M */
   MM(3, 3, 3, 1, 5, 7, 3, 7, 4, 3, 5, 4);           /* A broadcast */
@@ -484,6 +535,8 @@ int main(void) {
     for (int tb = 0; tb < 2; tb++)
       for (int c = 0; c < 6; c++) gemm_case(9, 13, 11, ta, tb, c % 2 ? 0.5f : 1.0f, 2.0f, c);
   gemm_case(1, 64, 48, 0, 1, 1.0f, 1.0f, 1); /* a linear layer at M = 1 */
+  gemm_case(130, 256, 300, 1, 1, 0.5f, 2.0f, 4); /* split into rows with A transposed */
+  gemm_case(130, 256, 300, 0, 1, 1.0f, 1.0f, 1); /* split: a linear layer */
   gemm_case(4, 0, 6, 0, 0, 1.0f, 1.0f, 4);   /* K = 0: beta·C */
   gemm_case(4, 0, 6, 1, 1, 1.0f, 1.0f, 0);   /* K = 0, no C: zeros */
   gemm_case(0, 5, 6, 0, 0, 1.0f, 1.0f, 1);   /* M = 0 */
@@ -502,6 +555,7 @@ int main(void) {
   bad_input();
   concurrent(false);
   concurrent(true);
+  packed_layouts();
   if (failures) {
     fprintf(stderr, "test_bf16_matmul: %d failures\n", failures);
     return 1;
