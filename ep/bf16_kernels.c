@@ -136,6 +136,10 @@ static OrtStatus *kernel_compute(OrtKernelImpl *self, OrtKernelContext *context)
   if (threads == 0) {
     threads = actx_ep_ort_pool_threads(&runner);
     atomic_store(k->pool_threads, threads);
+    const OrtLogger *logger = NULL;
+    if (api->KernelContext_GetLogger(context, &logger) == NULL)
+      actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
+                  "actx: the session's intra-op pool runs %zu thread(s) (%s)", threads, k->label);
   }
   const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, threads};
   as = actx_bf16_kernel_run(k->kernel, in, n_in, out, n_out, &par, &why);

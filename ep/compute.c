@@ -95,34 +95,43 @@ void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ct
   }
 }
 
-/* The probe: tasks that each spin briefly and note their thread, so every thread of the pool
- * that is free takes some of them. */
+/* The probe: a ParallelFor whose tasks each note their thread. A thread's first task holds it
+ * until a window from the probe's start has passed, so that the pool's other threads, which may
+ * be asleep and slow to wake on a loaded machine, have the time to take tasks too; the rest of
+ * the tasks then run at once. The window bounds what the probe costs (once per session). */
 #define PROBE_TASKS 64
 #define PROBE_MAX_THREADS 256
+#define PROBE_WINDOW_NS 5000000L
 typedef struct pool_probe {
+  struct timespec start;
   _Atomic(unsigned long) seen[PROBE_MAX_THREADS];
   _Atomic(size_t) n_seen;
 } pool_probe;
+
+static long elapsed_ns(const struct timespec *since) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - since->tv_sec) * 1000000000L + (now.tv_nsec - since->tv_nsec);
+}
 
 static void probe_task(void *ctx, size_t task) {
   (void)task;
   pool_probe *p = ctx;
   const unsigned long self = (unsigned long)pthread_self();
-  size_t n = atomic_load(&p->n_seen);
+  const size_t n = atomic_load(&p->n_seen);
   for (size_t i = 0; i < n && i < PROBE_MAX_THREADS; i++)
-    if (atomic_load(&p->seen[i]) == self) goto spin;
-  n = atomic_fetch_add(&p->n_seen, 1); /* a thread adds itself once: it runs its tasks in turn */
-  if (n < PROBE_MAX_THREADS) atomic_store(&p->seen[n], self);
-spin:; /* ~20 µs, long enough for a pool thread to wake and take a task */
-  struct timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  do clock_gettime(CLOCK_MONOTONIC, &now);
-  while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 20000L);
+    if (atomic_load(&p->seen[i]) == self) return; /* not this thread's first task */
+  const size_t at = atomic_fetch_add(&p->n_seen, 1); /* a thread adds itself once: it runs its
+                                                        tasks in turn */
+  if (at < PROBE_MAX_THREADS) atomic_store(&p->seen[at], self);
+  while (elapsed_ns(&p->start) < PROBE_WINDOW_NS) {
+  }
 }
 
 size_t actx_ep_ort_pool_threads(const actx_ep_ort_runner *runner) {
   pool_probe *p = calloc(1, sizeof *p);
   if (p == NULL) return 1;
+  clock_gettime(CLOCK_MONOTONIC, &p->start);
   actx_ep_ort_parallel_for((void *)runner, probe_task, p, PROBE_TASKS);
   size_t n = atomic_load(&p->n_seen);
   free(p);
