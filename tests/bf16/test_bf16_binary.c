@@ -150,7 +150,7 @@ static void test_broadcasts(void) {
   for (size_t o = 0; o < N_OPS; o++)
     for (size_t p = 0; p < sizeof big / sizeof big[0]; p++) {
       last_num_tasks = 0;
-      check_shapes(ops[o], 2, big[p], &reverse_par);
+      check_shapes(ops[o], 2, big[p], &test_par);
       CHECK(last_num_tasks >= 2);
       check_shapes(ops[o], 2, big[p], &thread_par);
     }
@@ -318,7 +318,7 @@ static void test_memory_and_errors(void) {
   actx_tensor in[2] = {tensor_of(ACTX_ELEM_BF16, shape_of(2, d), a),
                        tensor_of(ACTX_ELEM_BF16, shape_of(2, d), b)};
   actx_tensor out = in[0];
-  CHECK(actx_bf16_kernel_run(k, in, 2, &out, 1, &reverse_par, &why) == ACTX_OK);
+  CHECK(actx_bf16_kernel_run(k, in, 2, &out, 1, &test_par, &why) == ACTX_OK);
   for (int i = 0; i < 30; i++, values_compared++)
     CHECK(a[i] == ref_round(ref_widen(keep_a[i]) - ref_widen(keep_b[i])));
   memcpy(a, keep_a, sizeof a);
