@@ -158,21 +158,8 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
   const binary_state *s = state;
   actx_tensor want;
   actx_status st = binary_shapes(state, in, n_in, &want, n_out, why);
-  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
+  st = actx_bf16_check_run(st, in, n_in, &out[0], ACTX_ELEM_BF16, &want.shape, n_in, why);
   if (st != ACTX_OK) return st;
-  if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &want.shape, in, n_in, why)) !=
-      ACTX_OK)
-    return st;
-  const actx_shape *shapes[ACTX_BF16_MAX_INPUTS];
-  const void *data[ACTX_BF16_MAX_INPUTS];
-  size_t size[ACTX_BF16_MAX_INPUTS];
-  for (size_t k = 0; k < n_in; k++) {
-    shapes[k] = &in[k].shape;
-    data[k] = in[k].data;
-    size[k] = actx_elem_size(in[k].elem);
-  }
-  actx_walk w;
-  actx_walk_broadcast(&w, &want.shape, shapes, n_in);
   fold_ctx fold = {n_in, s->op == ACTX_BF16_OP_MAX};
   actx_walk_piece_fn piece = NULL;
   const void *ctx = NULL;
@@ -184,7 +171,7 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
     case ACTX_BF16_OP_POW: piece = piece_pow, ctx = &s->exponent_elem; break;
     default: piece = piece_fold, ctx = &fold; break;
   }
-  actx_walk_run(&w, data, size, out[0].data, 2, piece, ctx, par);
+  actx_walk_broadcast_run(&want.shape, in, n_in, out[0].data, 2, piece, ctx, par);
   return ACTX_OK;
 }
 
