@@ -77,6 +77,23 @@ static inline actx_status run_kernel(const actx_bf16_kernel *k, const actx_tenso
   return run_kernel_at(k, in, n_in, out, block, 0, NULL, why);
 }
 
+/* The flat index in an input of shape s (numpy-broadcast into o) of the output element at flat
+ * index i of shape o: the reference's own broadcasting. */
+static inline int64_t ref_index(const actx_shape *o, const actx_shape *s, int64_t i) {
+  int64_t idx = 0, stride = 1;
+  const size_t lead = o->rank - s->rank;
+  for (size_t d = o->rank; d-- > 0;) {
+    const int64_t coord = i % o->dims[d];
+    i /= o->dims[d];
+    if (d >= lead) {
+      const int64_t dim = s->dims[d - lead];
+      idx += (dim == 1 ? 0 : coord) * stride;
+      stride *= dim;
+    }
+  }
+  return idx;
+}
+
 /* The reference's rounding, written out here (not src/half.h's): round to nearest even, a NaN
  * made quiet with its sign and top payload kept. */
 static inline uint16_t ref_round(float f) {

@@ -31,22 +31,6 @@ static float ref_op(actx_bf16_op op, float a, float b) {
   }
 }
 
-/* The flat index in an input of shape s of the output element at flat index i of shape o. */
-static int64_t ref_index(const actx_shape *o, const actx_shape *s, int64_t i) {
-  int64_t idx = 0, stride = 1;
-  for (size_t d = o->rank; d-- > 0;) {
-    const int64_t coord = i % o->dims[d];
-    i /= o->dims[d];
-    const size_t lead = o->rank - s->rank;
-    if (d >= lead) {
-      const int64_t dim = s->dims[d - lead];
-      idx += (dim == 1 ? 0 : coord) * stride;
-      stride *= dim;
-    }
-  }
-  return idx;
-}
-
 static uint32_t rng = 12345;
 static uint32_t next_rand(void) {
   rng = rng * 1664525u + 1013904223u;

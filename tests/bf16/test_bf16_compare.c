@@ -19,21 +19,6 @@ static int ref_cmp(actx_bf16_op op, float a, float b) {
   }
 }
 
-static int64_t ref_index(const actx_shape *o, const actx_shape *s, int64_t i) {
-  int64_t idx = 0, stride = 1;
-  const size_t lead = o->rank - s->rank;
-  for (size_t d = o->rank; d-- > 0;) {
-    const int64_t coord = i % o->dims[d];
-    i /= o->dims[d];
-    if (d >= lead) {
-      const int64_t dim = s->dims[d - lead];
-      idx += (dim == 1 ? 0 : coord) * stride;
-      stride *= dim;
-    }
-  }
-  return idx;
-}
-
 static uint32_t rng = 777;
 static uint16_t next_value(void) {
   rng = rng * 1664525u + 1013904223u;
