@@ -209,4 +209,15 @@ static inline bool bf16_within(uint16_t got, double r, double err) {
   return g >= fb(bf(nextafterf(lo, -INFINITY))) && g <= fb(bf(nextafterf(hi, INFINITY)));
 }
 
+/* A test program's end: its failure count on stderr and 1, or how many of what it checked and
+ * 0. main returns it. */
+static inline int test_exit(const char *name, long checked, const char *what) {
+  if (failures) {
+    fprintf(stderr, "%s: %d failures\n", name, failures);
+    return 1;
+  }
+  printf("%s: %ld %s\n", name, checked, what);
+  return 0;
+}
+
 #endif /* ACTX_BF16_TEST_RUN_H */
