@@ -139,14 +139,12 @@ static actx_status binary_shapes(const void *state, const actx_tensor *in, size_
   const binary_state *s = state;
   if (n_in != s->n_inputs || n_out != 1)
     return actx_bf16_fail(why, "wrong number of inputs or outputs");
-  actx_shape shape = in[0].shape;
-  for (size_t k = 0; k < n_in; k++) {
-    const actx_elem want = k == 1 && s->op == ACTX_BF16_OP_POW ? s->exponent_elem : ACTX_ELEM_BF16;
-    const actx_status st = actx_bf16_check_tensor(&in[k], want, false, why);
-    if (st != ACTX_OK) return st;
-    if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
-      return actx_bf16_fail(why, "the input shapes do not broadcast");
-  }
+  actx_elem elems[ACTX_BF16_MAX_INPUTS];
+  for (size_t k = 0; k < n_in; k++)
+    elems[k] = k == 1 && s->op == ACTX_BF16_OP_POW ? s->exponent_elem : ACTX_ELEM_BF16;
+  actx_shape shape;
+  const actx_status st = actx_bf16_broadcast_inputs(in, n_in, elems, &shape, why);
+  if (st != ACTX_OK) return st;
   out[0].elem = ACTX_ELEM_BF16;
   out[0].shape = shape;
   return ACTX_OK;

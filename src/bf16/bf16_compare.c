@@ -73,13 +73,11 @@ static actx_status compare_shapes(const void *state, const actx_tensor *in, size
   const compare_state *s = state;
   const size_t arity = s->op == ACTX_BF16_OP_WHERE ? 3 : 2;
   if (n_in != arity || n_out != 1) return actx_bf16_fail(why, "wrong number of inputs or outputs");
-  actx_shape shape = in[0].shape;
-  for (size_t k = 0; k < n_in; k++) {
-    const actx_status st = actx_bf16_check_tensor(&in[k], input_elem(s->op, k), false, why);
-    if (st != ACTX_OK) return st;
-    if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
-      return actx_bf16_fail(why, "the input shapes do not broadcast");
-  }
+  actx_elem elems[3];
+  for (size_t k = 0; k < n_in; k++) elems[k] = input_elem(s->op, k);
+  actx_shape shape;
+  const actx_status st = actx_bf16_broadcast_inputs(in, n_in, elems, &shape, why);
+  if (st != ACTX_OK) return st;
   out[0].elem = s->op == ACTX_BF16_OP_WHERE ? ACTX_ELEM_BF16 : ACTX_ELEM_BOOL;
   out[0].shape = shape;
   return ACTX_OK;

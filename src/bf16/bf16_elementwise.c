@@ -90,6 +90,19 @@ actx_status actx_bf16_check_output(const actx_tensor *out, actx_elem elem,
   return ACTX_OK;
 }
 
+actx_status actx_bf16_broadcast_inputs(const actx_tensor *in, size_t n_in,
+                                       const actx_elem *elems, actx_shape *shape,
+                                       const char **why) {
+  *shape = in[0].shape;
+  for (size_t k = 0; k < n_in; k++) {
+    const actx_status st = actx_bf16_check_tensor(&in[k], elems[k], false, why);
+    if (st != ACTX_OK) return st;
+    if (!actx_shape_broadcast(shape, &in[k].shape, shape))
+      return actx_bf16_fail(why, "the input shapes do not broadcast");
+  }
+  return ACTX_OK;
+}
+
 actx_status actx_bf16_check_run(actx_status shaped, const actx_tensor *in, size_t n_in,
                                 const actx_tensor *out, actx_elem elem, const actx_shape *shape,
                                 size_t n_alias, const char **why) {

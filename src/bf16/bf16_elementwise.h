@@ -119,6 +119,11 @@ actx_status actx_bf16_check_data(const actx_tensor *in, size_t n_in, const char 
 actx_status actx_bf16_check_output(const actx_tensor *out, actx_elem elem,
                                    const actx_shape *shape, const actx_tensor *in, size_t n_in,
                                    const char **why);
+/* Checks inputs in[k] (n_in <= ACTX_BF16_MAX_INPUTS) as arguments of element type elems[k]
+ * (actx_bf16_check_tensor, no data needed) and broadcasts their shapes into *shape. */
+actx_status actx_bf16_broadcast_inputs(const actx_tensor *in, size_t n_in,
+                                       const actx_elem *elems, actx_shape *shape,
+                                       const char **why);
 /* What every element-wise run checks once its _shapes gave the output's elem and shape
  * (shaped: that call's status, returned when not ACTX_OK): all inputs' data
  * (actx_bf16_check_data), then the output (actx_bf16_check_output against the first n_alias
