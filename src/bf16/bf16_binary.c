@@ -139,14 +139,12 @@ static actx_status binary_shapes(const void *state, const actx_tensor *in, size_
   const binary_state *s = state;
   if (n_in != s->n_inputs || n_out != 1)
     return actx_bf16_fail(why, "wrong number of inputs or outputs");
-  actx_shape shape = in[0].shape;
-  for (size_t k = 0; k < n_in; k++) {
-    const actx_elem want = k == 1 && s->op == ACTX_BF16_OP_POW ? s->exponent_elem : ACTX_ELEM_BF16;
-    const actx_status st = actx_bf16_check_tensor(&in[k], want, false, why);
-    if (st != ACTX_OK) return st;
-    if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
-      return actx_bf16_fail(why, "the input shapes do not broadcast");
-  }
+  actx_elem elems[ACTX_BF16_MAX_INPUTS];
+  for (size_t k = 0; k < n_in; k++)
+    elems[k] = k == 1 && s->op == ACTX_BF16_OP_POW ? s->exponent_elem : ACTX_ELEM_BF16;
+  actx_shape shape;
+  const actx_status st = actx_bf16_broadcast_inputs(in, n_in, elems, &shape, why);
+  if (st != ACTX_OK) return st;
   out[0].elem = ACTX_ELEM_BF16;
   out[0].shape = shape;
   return ACTX_OK;
@@ -158,21 +156,8 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
   const binary_state *s = state;
   actx_tensor want;
   actx_status st = binary_shapes(state, in, n_in, &want, n_out, why);
-  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
+  st = actx_bf16_check_run(st, in, n_in, &out[0], ACTX_ELEM_BF16, &want.shape, n_in, why);
   if (st != ACTX_OK) return st;
-  if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &want.shape, in, n_in, why)) !=
-      ACTX_OK)
-    return st;
-  const actx_shape *shapes[ACTX_BF16_MAX_INPUTS];
-  const void *data[ACTX_BF16_MAX_INPUTS];
-  size_t size[ACTX_BF16_MAX_INPUTS];
-  for (size_t k = 0; k < n_in; k++) {
-    shapes[k] = &in[k].shape;
-    data[k] = in[k].data;
-    size[k] = actx_elem_size(in[k].elem);
-  }
-  actx_walk w;
-  actx_walk_broadcast(&w, &want.shape, shapes, n_in);
   fold_ctx fold = {n_in, s->op == ACTX_BF16_OP_MAX};
   actx_walk_piece_fn piece = NULL;
   const void *ctx = NULL;
@@ -184,7 +169,7 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
     case ACTX_BF16_OP_POW: piece = piece_pow, ctx = &s->exponent_elem; break;
     default: piece = piece_fold, ctx = &fold; break;
   }
-  actx_walk_run(&w, data, size, out[0].data, 2, piece, ctx, par);
+  actx_walk_broadcast_run(&want.shape, in, n_in, out[0].data, 2, piece, ctx, par);
   return ACTX_OK;
 }
 

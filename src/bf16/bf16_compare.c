@@ -73,13 +73,11 @@ static actx_status compare_shapes(const void *state, const actx_tensor *in, size
   const compare_state *s = state;
   const size_t arity = s->op == ACTX_BF16_OP_WHERE ? 3 : 2;
   if (n_in != arity || n_out != 1) return actx_bf16_fail(why, "wrong number of inputs or outputs");
-  actx_shape shape = in[0].shape;
-  for (size_t k = 0; k < n_in; k++) {
-    const actx_status st = actx_bf16_check_tensor(&in[k], input_elem(s->op, k), false, why);
-    if (st != ACTX_OK) return st;
-    if (!actx_shape_broadcast(&shape, &in[k].shape, &shape))
-      return actx_bf16_fail(why, "the input shapes do not broadcast");
-  }
+  actx_elem elems[3];
+  for (size_t k = 0; k < n_in; k++) elems[k] = input_elem(s->op, k);
+  actx_shape shape;
+  const actx_status st = actx_bf16_broadcast_inputs(in, n_in, elems, &shape, why);
+  if (st != ACTX_OK) return st;
   out[0].elem = s->op == ACTX_BF16_OP_WHERE ? ACTX_ELEM_BF16 : ACTX_ELEM_BOOL;
   out[0].shape = shape;
   return ACTX_OK;
@@ -91,20 +89,8 @@ static actx_status compare_run(const void *state, const actx_tensor *in, size_t 
   const compare_state *s = state;
   actx_tensor want;
   actx_status st = compare_shapes(state, in, n_in, &want, n_out, why);
-  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
+  st = actx_bf16_check_run(st, in, n_in, &out[0], want.elem, &want.shape, n_in, why);
   if (st != ACTX_OK) return st;
-  if ((st = actx_bf16_check_output(&out[0], want.elem, &want.shape, in, n_in, why)) != ACTX_OK)
-    return st;
-  const actx_shape *shapes[3];
-  const void *data[3];
-  size_t size[3];
-  for (size_t k = 0; k < n_in; k++) {
-    shapes[k] = &in[k].shape;
-    data[k] = in[k].data;
-    size[k] = actx_elem_size(in[k].elem);
-  }
-  actx_walk w;
-  actx_walk_broadcast(&w, &want.shape, shapes, n_in);
   actx_walk_piece_fn piece = piece_where;
   switch (s->op) {
     case ACTX_BF16_OP_EQUAL: piece = piece_equal; break;
@@ -114,7 +100,8 @@ static actx_status compare_run(const void *state, const actx_tensor *in, size_t 
     case ACTX_BF16_OP_GREATER_OR_EQUAL: piece = piece_greater_or_equal; break;
     default: break;
   }
-  actx_walk_run(&w, data, size, out[0].data, actx_elem_size(want.elem), piece, NULL, par);
+  actx_walk_broadcast_run(&want.shape, in, n_in, out[0].data, actx_elem_size(want.elem), piece,
+                          NULL, par);
   return ACTX_OK;
 }
 

@@ -90,6 +90,28 @@ actx_status actx_bf16_check_output(const actx_tensor *out, actx_elem elem,
   return ACTX_OK;
 }
 
+actx_status actx_bf16_broadcast_inputs(const actx_tensor *in, size_t n_in,
+                                       const actx_elem *elems, actx_shape *shape,
+                                       const char **why) {
+  *shape = in[0].shape;
+  for (size_t k = 0; k < n_in; k++) {
+    const actx_status st = actx_bf16_check_tensor(&in[k], elems[k], false, why);
+    if (st != ACTX_OK) return st;
+    if (!actx_shape_broadcast(shape, &in[k].shape, shape))
+      return actx_bf16_fail(why, "the input shapes do not broadcast");
+  }
+  return ACTX_OK;
+}
+
+actx_status actx_bf16_check_run(actx_status shaped, const actx_tensor *in, size_t n_in,
+                                const actx_tensor *out, actx_elem elem, const actx_shape *shape,
+                                size_t n_alias, const char **why) {
+  actx_status st = shaped;
+  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
+  if (st != ACTX_OK) return st;
+  return actx_bf16_check_output(out, elem, shape, n_alias > 0 ? in : NULL, n_alias, why);
+}
+
 void actx_walk_init(actx_walk *w, size_t rank, const int64_t *dims, size_t n_in,
                     const int64_t (*strides)[ACTX_WALK_MAX_RANK]) {
   w->n_in = n_in;
@@ -199,4 +221,20 @@ void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_s
   j.chunk = (w->total + tasks - 1) / tasks;
   tasks = (w->total + j.chunk - 1) / j.chunk;
   par->parallel_for(par->runner_ctx, walk_task, &j, (size_t)tasks);
+}
+
+void actx_walk_broadcast_run(const actx_shape *out_shape, const actx_tensor *in, size_t n_in,
+                             void *out, size_t out_size, actx_walk_piece_fn piece,
+                             const void *ctx, const actx_parallel *par) {
+  const actx_shape *shapes[ACTX_BF16_MAX_INPUTS];
+  const void *data[ACTX_BF16_MAX_INPUTS];
+  size_t size[ACTX_BF16_MAX_INPUTS];
+  for (size_t k = 0; k < n_in; k++) {
+    shapes[k] = &in[k].shape;
+    data[k] = in[k].data;
+    size[k] = actx_elem_size(in[k].elem);
+  }
+  actx_walk w;
+  actx_walk_broadcast(&w, out_shape, shapes, n_in);
+  actx_walk_run(&w, data, size, out, out_size, piece, ctx, par);
 }

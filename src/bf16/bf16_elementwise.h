@@ -119,6 +119,18 @@ actx_status actx_bf16_check_data(const actx_tensor *in, size_t n_in, const char 
 actx_status actx_bf16_check_output(const actx_tensor *out, actx_elem elem,
                                    const actx_shape *shape, const actx_tensor *in, size_t n_in,
                                    const char **why);
+/* Checks inputs in[k] (n_in <= ACTX_BF16_MAX_INPUTS) as arguments of element type elems[k]
+ * (actx_bf16_check_tensor, no data needed) and broadcasts their shapes into *shape. */
+actx_status actx_bf16_broadcast_inputs(const actx_tensor *in, size_t n_in,
+                                       const actx_elem *elems, actx_shape *shape,
+                                       const char **why);
+/* What every element-wise run checks once its _shapes gave the output's elem and shape
+ * (shaped: that call's status, returned when not ACTX_OK): all inputs' data
+ * (actx_bf16_check_data), then the output (actx_bf16_check_output against the first n_alias
+ * inputs, NULL and 0 for an op that allows no overlap at all). */
+actx_status actx_bf16_check_run(actx_status shaped, const actx_tensor *in, size_t n_in,
+                                const actx_tensor *out, actx_elem elem, const actx_shape *shape,
+                                size_t n_alias, const char **why);
 /* Whether a and b are the same shape. */
 bool actx_shape_equal(const actx_shape *a, const actx_shape *b);
 /* Product of dims, false when a dim is negative or the product passes 2^48 elements (no real
@@ -148,6 +160,11 @@ void actx_walk_init(actx_walk *w, size_t rank, const int64_t *dims, size_t n_in,
 /* The walk of numpy broadcasting: inputs of shapes in[k] into the output shape out. */
 void actx_walk_broadcast(actx_walk *w, const actx_shape *out, const actx_shape *const *in,
                          size_t n_in);
+/* Broadcasts inputs in[0 .. n_in) into output shape out, then walks it as actx_walk_run does:
+ * each input's data and element size taken from its tensor. */
+void actx_walk_broadcast_run(const actx_shape *out_shape, const actx_tensor *in, size_t n_in,
+                             void *out, size_t out_size, actx_walk_piece_fn piece,
+                             const void *ctx, const actx_parallel *par);
 /* Walks the whole output (elements of out_size bytes; in_size[k] bytes per element of input k),
  * split over par in chunks of at least ACTX_WALK_MIN_CHUNK elements. Every element is computed
  * by the same piece function whatever the split, so the bits never depend on it. */

@@ -43,4 +43,33 @@ static inline size_t actx_bf16_tasks(const actx_parallel *par, int64_t work, int
   return tasks > 1 ? (size_t)tasks : 1;
 }
 
+/* One task's share of a split run: items [begin, end) of the whole, run by task number `task`
+ * (0 when the run is not split), which indexes any per-task scratch. */
+typedef void (*actx_bf16_range_fn)(const void *ctx, size_t task, int64_t begin, int64_t end);
+
+typedef struct actx_bf16_split_ {
+  actx_bf16_range_fn range;
+  const void *ctx;
+  int64_t items;
+  int64_t tasks;
+} actx_bf16_split_;
+
+static inline void actx_bf16_split_task_(void *ctx, size_t t) {
+  const actx_bf16_split_ *s = ctx;
+  s->range(s->ctx, t, s->items * (int64_t)t / s->tasks, s->items * (int64_t)(t + 1) / s->tasks);
+}
+
+/* Runs range over [0, items) as `tasks` (from actx_bf16_tasks) even chunks: task t gets
+ * [items*t/tasks, items*(t+1)/tasks). One task runs inline on the calling thread. The one way
+ * every family that splits by even chunks hands its work to the parallel-for. */
+static inline void actx_bf16_run_split(const actx_parallel *par, size_t tasks, int64_t items,
+                                       actx_bf16_range_fn range, const void *ctx) {
+  if (tasks <= 1) {
+    range(ctx, 0, 0, items);
+    return;
+  }
+  actx_bf16_split_ s = {range, ctx, items, (int64_t)tasks};
+  par->parallel_for(par->runner_ctx, actx_bf16_split_task_, &s, tasks);
+}
+
 #endif /* ACTX_BF16_FAMILY_H */

@@ -308,11 +308,9 @@ static actx_status layout_run(const void *state, const actx_tensor *in, size_t n
   actx_shape shape;
   int64_t begin[ACTX_BF16_MAX_RANK], end[ACTX_BF16_MAX_RANK];
   actx_status st = layout_shape(s, in, n_in, &shape, begin, end, why);
-  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
-  if (st != ACTX_OK) return st;
   /* a byte mover reads elements other than the one it writes: no overlap at all */
-  if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &shape, NULL, 0, why)) != ACTX_OK)
-    return st;
+  st = actx_bf16_check_run(st, in, n_in, &out[0], ACTX_ELEM_BF16, &shape, 0, why);
+  if (st != ACTX_OK) return st;
   if (actx_shape_elements(&shape) > 0 && in[0].data != NULL) {
     const uintptr_t o0 = (uintptr_t)out[0].data,
                     o1 = o0 + 2 * (uintptr_t)actx_shape_elements(&shape);

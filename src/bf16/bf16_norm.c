@@ -213,7 +213,6 @@ typedef struct norm_job {
   uint16_t *y, *sum_out;
   float *mean_out, *inv_out;
   float *scratch; /* n floats a task */
-  size_t n_tasks;
 } norm_job;
 
 static void norm_row(const norm_job *job, int64_t row, float *v) {
@@ -260,15 +259,10 @@ static void norm_row(const norm_job *job, int64_t row, float *v) {
   if (job->inv_out != NULL) job->inv_out[row] = inv;
 }
 
-static void norm_rows(const norm_job *job, int64_t begin, int64_t end, float *v) {
-  for (int64_t r = begin; r < end; r++) norm_row(job, r, v);
-}
-
-static void norm_task(void *ctx, size_t t) {
+static void norm_rows(const void *ctx, size_t task, int64_t begin, int64_t end) {
   const norm_job *job = ctx;
-  const int64_t rows = job->p.rows, n = (int64_t)job->n_tasks;
-  norm_rows(job, rows * (int64_t)t / n, rows * (int64_t)(t + 1) / n,
-            job->scratch + (size_t)t * (size_t)job->p.n);
+  float *v = job->scratch + task * (size_t)job->p.n;
+  for (int64_t r = begin; r < end; r++) norm_row(job, r, v);
 }
 
 #define NORM_MIN_ELEMENTS_PER_TASK 8192
@@ -319,9 +313,7 @@ static actx_status norm_run(const void *state, const actx_tensor *in, size_t n_i
   const size_t tasks = actx_bf16_tasks(par, p.rows * p.n, p.rows, NORM_MIN_ELEMENTS_PER_TASK);
   job.scratch = malloc(tasks * (size_t)p.n * sizeof(float));
   if (job.scratch == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
-  job.n_tasks = tasks;
-  if (tasks == 1) norm_rows(&job, 0, p.rows, job.scratch);
-  else par->parallel_for(par->runner_ctx, norm_task, &job, tasks);
+  actx_bf16_run_split(par, tasks, p.rows, norm_rows, &job);
   free(job.scratch);
   return ACTX_OK;
 }

@@ -207,7 +207,6 @@ typedef struct pool_job {
   uint16_t *y;
   int64_t *indices;
   int64_t spatial_mul[SP]; /* Indices: each input spatial dim's multiplier */
-  size_t n_tasks;
 } pool_job;
 
 /* One output element at (nc, o0, o1, o2). */
@@ -265,7 +264,9 @@ static void pool_one(const pool_job *job, int64_t nc, const int64_t *o, int64_t 
   }
 }
 
-static void pool_range(const pool_job *job, int64_t begin, int64_t end) {
+static void pool_range(const void *ctx, size_t task, int64_t begin, int64_t end) {
+  (void)task;
+  const pool_job *job = ctx;
   const pool_plan *p = job->p;
   const int64_t per_nc = p->out[0] * p->out[1] * p->out[2];
   for (int64_t oi = begin; oi < end; oi++) {
@@ -274,13 +275,6 @@ static void pool_range(const pool_job *job, int64_t begin, int64_t end) {
                            r % p->out[2]};
     pool_one(job, nc, o, oi);
   }
-}
-
-static void pool_task(void *ctx, size_t t) {
-  const pool_job *job = ctx;
-  const pool_plan *p = job->p;
-  const int64_t n = p->nc * p->out[0] * p->out[1] * p->out[2], tasks = (int64_t)job->n_tasks;
-  pool_range(job, n * (int64_t)t / tasks, n * (int64_t)(t + 1) / tasks);
 }
 
 #define POOL_MIN_WORK_PER_TASK 16384
@@ -307,7 +301,7 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
   if (out[0].data == NULL || (want_indices && out[1].data == NULL) ||
       (in_sp > 0 && in[0].data == NULL))
     return actx_bf16_fail(why, "pooling tensor has no data");
-  pool_job job = {s, &p, in[0].data, out[0].data, want_indices ? out[1].data : NULL, {0}, 1};
+  pool_job job = {s, &p, in[0].data, out[0].data, want_indices ? out[1].data : NULL, {0}};
   /* Indices' spatial multipliers, over the input's real spatial dims (the global pools have no
    * Indices) */
   for (size_t d = 0; d < SP; d++) {
@@ -320,12 +314,7 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
   }
   const int64_t work = n * p.kernel[0] * p.kernel[1] * p.kernel[2];
   const size_t tasks = actx_bf16_tasks(par, work, n, POOL_MIN_WORK_PER_TASK);
-  if (tasks <= 1) {
-    pool_range(&job, 0, n);
-    return ACTX_OK;
-  }
-  job.n_tasks = tasks;
-  par->parallel_for(par->runner_ctx, pool_task, &job, tasks);
+  actx_bf16_run_split(par, tasks, n, pool_range, &job);
   return ACTX_OK;
 }
 

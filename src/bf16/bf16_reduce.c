@@ -178,7 +178,6 @@ typedef struct reduce_job {
   const reduce_plan *plan;
   const uint16_t *x;
   uint16_t *y;
-  size_t n_tasks;
 } reduce_job;
 
 /* One output element: the reduced set under input offset base, in row-major order. */
@@ -230,7 +229,9 @@ done:
   return actx_f32_to_bf16(acc);
 }
 
-static void reduce_range(const reduce_job *job, int64_t begin, int64_t end) {
+static void reduce_range(const void *ctx, size_t task, int64_t begin, int64_t end) {
+  (void)task;
+  const reduce_job *job = ctx;
   const reduce_plan *p = job->plan;
   for (int64_t o = begin; o < end; o++) {
     int64_t rem = o, base = 0;
@@ -240,13 +241,6 @@ static void reduce_range(const reduce_job *job, int64_t begin, int64_t end) {
     }
     job->y[o] = reduce_one(job->s, p, job->x, base);
   }
-}
-
-static void reduce_task(void *ctx, size_t t) {
-  const reduce_job *job = ctx;
-  const int64_t n = job->plan->n_out;
-  reduce_range(job, n * (int64_t)t / (int64_t)job->n_tasks,
-               n * (int64_t)(t + 1) / (int64_t)job->n_tasks);
 }
 
 /* Below this many input elements a run stays on the calling thread. */
@@ -269,15 +263,10 @@ static actx_status reduce_run(const void *state, const actx_tensor *in, size_t n
     memmove(out[0].data, in[0].data, (size_t)plan.n_out * sizeof(uint16_t));
     return ACTX_OK;
   }
-  reduce_job job = {s, &plan, in[0].data, out[0].data, 1};
+  reduce_job job = {s, &plan, in[0].data, out[0].data};
   const int64_t work = plan.n_out * (plan.n_red_elems > 0 ? plan.n_red_elems : 1);
   const size_t tasks = actx_bf16_tasks(par, work, plan.n_out, REDUCE_MIN_ELEMENTS_PER_TASK);
-  if (tasks <= 1) {
-    reduce_range(&job, 0, plan.n_out);
-    return ACTX_OK;
-  }
-  job.n_tasks = tasks;
-  par->parallel_for(par->runner_ctx, reduce_task, &job, tasks);
+  actx_bf16_run_split(par, tasks, plan.n_out, reduce_range, &job);
   return ACTX_OK;
 }
 

@@ -234,11 +234,11 @@ typedef struct resize_job {
   size_t interp[ACTX_BF16_MAX_RANK], n_interp; /* the interpolated dims, innermost first */
   const uint16_t *x;
   uint16_t *y;
-  int64_t n_out;
-  size_t n_tasks;
 } resize_job;
 
-static void resize_range(const resize_job *job, int64_t begin, int64_t end) {
+static void resize_range(const void *ctx, size_t task, int64_t begin, int64_t end) {
+  (void)task;
+  const resize_job *job = ctx;
   const resize_plan *p = job->p;
   const size_t r = p->in.rank;
   for (int64_t o = begin; o < end; o++) {
@@ -275,12 +275,6 @@ static void resize_range(const resize_job *job, int64_t begin, int64_t end) {
   }
 }
 
-static void resize_task(void *ctx, size_t t) {
-  const resize_job *job = ctx;
-  const int64_t n = job->n_out, tasks = (int64_t)job->n_tasks;
-  resize_range(job, n * (int64_t)t / tasks, n * (int64_t)(t + 1) / tasks);
-}
-
 #define RESIZE_MIN_ELEMENTS_PER_TASK 16384
 
 static actx_status resize_run(const void *state, const actx_tensor *in, size_t n_in,
@@ -298,7 +292,7 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
   if (in[0].data == NULL || out[0].data == NULL)
     return actx_bf16_fail(why, "Resize tensor has no data");
   const size_t r = p.in.rank;
-  resize_job job = {.s = s, .p = &p, .x = in[0].data, .y = out[0].data, .n_out = n, .n_tasks = 1};
+  resize_job job = {.s = s, .p = &p, .x = in[0].data, .y = out[0].data};
   int64_t total = 0;
   for (size_t d = 0; d < r; d++) total += p.out.dims[d];
   int64_t *ibuf = malloc((size_t)total * 2 * sizeof(int64_t));
@@ -358,12 +352,7 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
     return actx_bf16_fail(why, "Resize linear over more than 16 dims");
   }
   const size_t tasks = actx_bf16_tasks(par, n, n, RESIZE_MIN_ELEMENTS_PER_TASK);
-  if (tasks <= 1) {
-    resize_range(&job, 0, n);
-  } else {
-    job.n_tasks = tasks;
-    par->parallel_for(par->runner_ctx, resize_task, &job, tasks);
-  }
+  actx_bf16_run_split(par, tasks, n, resize_range, &job);
   free(ibuf);
   free(wbuf);
   return ACTX_OK;

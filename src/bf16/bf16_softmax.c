@@ -74,7 +74,6 @@ typedef struct softmax_job {
   const uint16_t *x;
   uint16_t *y;
   float *scratch; /* len floats a task */
-  size_t n_tasks;
 } softmax_job;
 
 static void softmax_row(bool log, const uint16_t *x, uint16_t *y, int64_t len, int64_t stride,
@@ -103,20 +102,15 @@ static void softmax_row(bool log, const uint16_t *x, uint16_t *y, int64_t len, i
   }
 }
 
-static void softmax_rows(const softmax_job *job, int64_t begin, int64_t end, float *e) {
+static void softmax_rows(const void *ctx, size_t task, int64_t begin, int64_t end) {
+  const softmax_job *job = ctx;
   const softmax_plan *p = &job->p;
+  float *e = job->scratch + task * (size_t)p->len;
   for (int64_t r = begin; r < end; r++) {
     const int64_t o = r / p->inner, i = r % p->inner;
     const int64_t base = o * p->len * p->inner + i;
     softmax_row(job->log, job->x + base, job->y + base, p->len, p->inner, e);
   }
-}
-
-static void softmax_task(void *ctx, size_t t) {
-  const softmax_job *job = ctx;
-  const int64_t rows = job->p.outer * job->p.inner, n = (int64_t)job->n_tasks;
-  softmax_rows(job, rows * (int64_t)t / n, rows * (int64_t)(t + 1) / n,
-               job->scratch + (size_t)t * (size_t)job->p.len);
 }
 
 /* Below this many elements a run stays on the calling thread. */
@@ -139,9 +133,8 @@ static actx_status softmax_run(const void *state, const actx_tensor *in, size_t 
   const size_t tasks = actx_bf16_tasks(par, n, rows, SOFTMAX_MIN_ELEMENTS_PER_TASK);
   float *scratch = malloc(tasks * (size_t)p.len * sizeof(float));
   if (scratch == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
-  softmax_job job = {s->log, p, in[0].data, out[0].data, scratch, tasks};
-  if (tasks == 1) softmax_rows(&job, 0, rows, scratch);
-  else par->parallel_for(par->runner_ctx, softmax_task, &job, tasks);
+  softmax_job job = {s->log, p, in[0].data, out[0].data, scratch};
+  actx_bf16_run_split(par, tasks, rows, softmax_rows, &job);
   free(scratch);
   return ACTX_OK;
 }

@@ -261,23 +261,17 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
   const unary_state *s = state;
   actx_tensor shape;
   actx_status st = unary_shapes(state, in, n_in, &shape, n_out == 1 ? 1 : 0, why);
-  if (st == ACTX_OK) st = actx_bf16_check_data(in, n_in, why);
+  st = actx_bf16_check_run(st, in, n_in, &out[0], ACTX_ELEM_BF16, &in[0].shape, 1, why);
   if (st != ACTX_OK) return st;
-  if ((st = actx_bf16_check_output(&out[0], ACTX_ELEM_BF16, &in[0].shape, in, 1, why)) != ACTX_OK)
-    return st;
-  actx_walk w;
-  const actx_shape *shapes[1] = {&in[0].shape};
-  actx_walk_broadcast(&w, &in[0].shape, shapes, 1);
-  const void *data[1] = {in[0].data};
-  const size_t size[1] = {2};
   if (s->op == ACTX_BF16_OP_CLIP) {
     unary_params bounds;
     if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, &bounds.alpha, why)) != ACTX_OK ||
         (st = clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why)) != ACTX_OK)
       return st;
-    actx_walk_run(&w, data, size, out[0].data, 2, clip_piece, &bounds, par);
+    actx_walk_broadcast_run(&in[0].shape, in, 1, out[0].data, 2, clip_piece, &bounds, par);
   } else {
-    actx_walk_run(&w, data, size, out[0].data, 2, table_piece, s->table->y, par);
+    actx_walk_broadcast_run(&in[0].shape, in, 1, out[0].data, 2, table_piece, s->table->y,
+                            par);
   }
   return ACTX_OK;
 }

@@ -1,7 +1,9 @@
-/* bf16_test_run.h — what the family tests of the bfloat16 service share: a check macro, a
- * seeded generator of bfloat16 values (edge values mixed in), a parallel-for that runs its tasks
- * out of order (so a result that depends on the split shows), and one call that makes a kernel,
- * asks its output shapes, allocates them and runs it. Header-only: each test is one program. */
+/* bf16_test_run.h — what the family tests of the bfloat16 service share: the check macro and
+ * failure count, a seeded generator of bfloat16 values (edge values mixed in), the one
+ * parallel-for stand-in (tasks out of order on real threads, so a result that depends on the
+ * split or the order shows), and one call that makes a kernel, asks its output shapes,
+ * allocates them and runs it. Header-only: each test is one program. The element-wise
+ * families' tests add elementwise_test.h on top. */
 #ifndef ACTX_BF16_TEST_RUN_H
 #define ACTX_BF16_TEST_RUN_H
 
@@ -15,12 +17,13 @@
 #include "half.h"
 
 static int failures;
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                        \
-    }                                                                    \
+/* Every failure counts; the first 40 are printed (a broken kernel fails thousands of values). */
+#define CHECK(cond)                                                                         \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
+      if (failures < 40) fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                                           \
+    }                                                                                       \
   } while (0)
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -69,11 +72,13 @@ static inline void *par_thread_main(void *arg) {
   t->task(t->ctx, t->index);
   return NULL;
 }
-static size_t par_calls;
+static size_t par_calls;      /* parallel-fors asked for */
+static size_t last_num_tasks; /* the tasks the latest one was asked to run */
 static inline void reverse_parallel_for(void *runner, actx_task_fn task, void *ctx,
                                         size_t n) {
   (void)runner;
   par_calls++;
+  last_num_tasks = n;
   par_thread threads[16];
   size_t started = 0;
   for (size_t i = n; i-- > 1;) {
@@ -92,6 +97,8 @@ static inline void reverse_parallel_for(void *runner, actx_task_fn task, void *c
 }
 /* max_tasks as the EP passes for the families that split by work alone */
 static const actx_parallel test_par = {reverse_parallel_for, NULL, SIZE_MAX};
+/* the same with a thread pool's max_tasks of 4, as for the families capped by threads */
+static const actx_parallel thread_par = {reverse_parallel_for, NULL, 4};
 
 /* A node of op at version with n_in inputs (elems: their element types) and n_out outputs. */
 static inline actx_bf16_node node_make(actx_bf16_op op, int version, size_t n_in,
@@ -200,6 +207,17 @@ static inline bool bf16_within(uint16_t got, double r, double err) {
   /* (float) of a double rounds to nearest too; widen by one float32 ulp each way for it */
   const float g = fb(got);
   return g >= fb(bf(nextafterf(lo, -INFINITY))) && g <= fb(bf(nextafterf(hi, INFINITY)));
+}
+
+/* A test program's end: its failure count on stderr and 1, or how many of what it checked and
+ * 0. main returns it. */
+static inline int test_exit(const char *name, long checked, const char *what) {
+  if (failures) {
+    fprintf(stderr, "%s: %d failures\n", name, failures);
+    return 1;
+  }
+  printf("%s: %ld %s\n", name, checked, what);
+  return 0;
 }
 
 #endif /* ACTX_BF16_TEST_RUN_H */

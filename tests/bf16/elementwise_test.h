@@ -1,34 +1,13 @@
-/* What the element-wise families' tests share: the check macro and counts, tensors and nodes
- * made in one line, a kernel run that allocates its output, the parallel-for stand-ins. */
+/* What the element-wise families' tests add to bf16_test_run.h: counts of what was checked,
+ * tensors and nodes made in one line, a kernel run that allocates its output (misaligned on
+ * request), the reference's own rounding. */
 #ifndef ACTX_ELEMENTWISE_TEST_H
 #define ACTX_ELEMENTWISE_TEST_H
 
-#include <math.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "bf16_test_run.h"
 
-#include "bf16.h"
-#include "half.h"
-
-static int failures;
 static long values_compared; /* output elements checked against a reference */
 static long cases;           /* kernel runs or expected errors checked */
-
-#define CHECK(cond)                                                       \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      if (failures < 40) fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                         \
-    }                                                                     \
-  } while (0)
-
-static inline actx_shape shape_of(size_t rank, const int64_t *dims) {
-  actx_shape s = {.rank = rank};
-  for (size_t i = 0; i < rank; i++) s.dims[i] = dims[i];
-  return s;
-}
 
 static inline bool shape_equal(const actx_shape *a, const actx_shape *b) {
   if (a->rank != b->rank) return false;
@@ -76,10 +55,6 @@ static inline void expect_create_error(const actx_bf16_node *n, const char *what
   cases++;
 }
 
-static inline size_t elem_bytes(actx_elem e) {
-  return e == ACTX_ELEM_BF16 ? 2 : e == ACTX_ELEM_F32 ? 4 : e == ACTX_ELEM_I64 ? 8 : 1;
-}
-
 /* Shapes, then an output allocated (one spare element, data at offset, so a misaligned output
  * is one argument), then the run. *out owns out->data's block at *block. */
 static inline actx_status run_kernel_at(const actx_bf16_kernel *k, const actx_tensor *in,
@@ -90,7 +65,7 @@ static inline actx_status run_kernel_at(const actx_bf16_kernel *k, const actx_te
   actx_status st = actx_bf16_kernel_shapes(k, in, n_in, out, 1, why);
   if (st != ACTX_OK) return st;
   const int64_t n = actx_shape_elements(&out->shape);
-  *block = calloc(1, (size_t)(n + 1) * elem_bytes(out->elem) + offset + 8);
+  *block = calloc(1, (size_t)(n + 1) * elem_size(out->elem) + offset + 8);
   out->data = (unsigned char *)*block + offset;
   cases++;
   return actx_bf16_kernel_run(k, in, n_in, out, 1, par, why);
@@ -102,44 +77,22 @@ static inline actx_status run_kernel(const actx_bf16_kernel *k, const actx_tenso
   return run_kernel_at(k, in, n_in, out, block, 0, NULL, why);
 }
 
-/* Parallel-for stand-ins on the calling thread: tasks in reverse order (a split that depends on
- * order or on running the whole range shows), and a record of how many tasks were asked. */
-static size_t last_num_tasks;
-static inline void reverse_for(void *runner, actx_task_fn task, void *ctx, size_t n) {
-  (void)runner;
-  last_num_tasks = n;
-  for (size_t i = n; i-- > 0;) task(ctx, i);
-}
-static const actx_parallel reverse_par = {reverse_for, NULL, SIZE_MAX}; /* as the EP passes */
-
-/* A parallel-for on real threads, one a task (for ThreadSanitizer's runs of the suite). */
-typedef struct thread_task {
-  actx_task_fn task;
-  void *ctx;
-  size_t index;
-} thread_task;
-static inline void *thread_task_run(void *arg) {
-  const thread_task *t = arg;
-  t->task(t->ctx, t->index);
-  return NULL;
-}
-static inline void thread_for(void *runner, actx_task_fn task, void *ctx, size_t n) {
-  (void)runner;
-  pthread_t th[16];
-  thread_task tt[16];
-  bool started[16];
-  for (size_t base = 0; base < n; base += 16) {
-    const size_t m = n - base < 16 ? n - base : 16;
-    for (size_t i = 0; i < m; i++) {
-      tt[i] = (thread_task){task, ctx, base + i};
-      started[i] = pthread_create(&th[i], NULL, thread_task_run, &tt[i]) == 0;
-      if (!started[i]) thread_task_run(&tt[i]); /* no thread to be had: run it here */
+/* The flat index in an input of shape s (numpy-broadcast into o) of the output element at flat
+ * index i of shape o: the reference's own broadcasting. */
+static inline int64_t ref_index(const actx_shape *o, const actx_shape *s, int64_t i) {
+  int64_t idx = 0, stride = 1;
+  const size_t lead = o->rank - s->rank;
+  for (size_t d = o->rank; d-- > 0;) {
+    const int64_t coord = i % o->dims[d];
+    i /= o->dims[d];
+    if (d >= lead) {
+      const int64_t dim = s->dims[d - lead];
+      idx += (dim == 1 ? 0 : coord) * stride;
+      stride *= dim;
     }
-    for (size_t i = 0; i < m; i++)
-      if (started[i]) pthread_join(th[i], NULL);
   }
+  return idx;
 }
-static const actx_parallel thread_par = {thread_for, NULL, 4};
 
 /* The reference's rounding, written out here (not src/half.h's): round to nearest even, a NaN
  * made quiet with its sign and top payload kept. */

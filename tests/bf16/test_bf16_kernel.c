@@ -1,18 +1,6 @@
 /* The generic part of a bfloat16 kernel's life (bf16_kernel.c): the op list's lookups and the
  * checks every op shares, and the shape helpers. */
-#include <stdio.h>
-#include <string.h>
-
-#include "bf16.h"
-
-static int failures;
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
+#include "bf16_test_run.h"
 
 static actx_shape shape(size_t rank, const int64_t *dims) {
   actx_shape s = {.rank = rank};

@@ -399,10 +399,6 @@ int main(void) {
   test_skip();
   test_edges();
   test_bad();
-  if (failures) {
-    fprintf(stderr, "test_bf16_norm: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_bf16_norm: %d rows checked against the bound, edges and refusals\n", rows_checked);
-  return 0;
+  return test_exit("test_bf16_norm", rows_checked,
+                   "rows checked against the bound, edges and refusals");
 }

@@ -467,11 +467,6 @@ int main(void) {
   test_known();
   test_global_and_edges();
   test_bad();
-  if (failures) {
-    fprintf(stderr, "test_bf16_pool: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_bf16_pool: %d windows checked against the reference, edges and refusals\n",
-         windows_checked);
-  return 0;
+  return test_exit("test_bf16_pool", windows_checked,
+                   "windows checked against the reference, edges and refusals");
 }

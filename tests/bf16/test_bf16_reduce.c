@@ -395,11 +395,6 @@ int main(void) {
   test_edges();
   test_empty();
   test_bad();
-  if (failures) {
-    fprintf(stderr, "test_bf16_reduce: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_bf16_reduce: %d reductions checked against the reference, edges and refusals\n",
-         cases);
-  return 0;
+  return test_exit("test_bf16_reduce", cases,
+                   "reductions checked against the reference, edges and refusals");
 }

@@ -434,11 +434,6 @@ int main(void) {
   test_known();
   test_edges();
   test_bad();
-  if (failures) {
-    fprintf(stderr, "test_bf16_resize: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_bf16_resize: %d outputs checked against the reference, edges and refusals\n",
-         outputs_checked);
-  return 0;
+  return test_exit("test_bf16_resize", outputs_checked,
+                   "outputs checked against the reference, edges and refusals");
 }

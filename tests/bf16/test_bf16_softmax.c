@@ -226,11 +226,6 @@ int main(void) {
   test_shapes();
   test_edges();
   test_bad();
-  if (failures) {
-    fprintf(stderr, "test_bf16_softmax: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_bf16_softmax: %d rows checked against the bound, edges and refusals\n",
-         rows_checked);
-  return 0;
+  return test_exit("test_bf16_softmax", rows_checked,
+                   "rows checked against the bound, edges and refusals");
 }

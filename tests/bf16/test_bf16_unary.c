@@ -324,7 +324,7 @@ static void test_shapes_and_memory(void) {
   const int64_t dn[] = {65536};
   actx_tensor in = tensor_of(ACTX_ELEM_BF16, shape_of(1, dn), buf);
   actx_tensor out = in;
-  CHECK(actx_bf16_kernel_run(k, &in, 1, &out, 1, &reverse_par, &why) == ACTX_OK);
+  CHECK(actx_bf16_kernel_run(k, &in, 1, &out, 1, &test_par, &why) == ACTX_OK);
   CHECK(last_num_tasks == 4);
   for (uint32_t i = 0; i < 65536; i++, values_compared++)
     CHECK(buf[i] == ref_round(expf(ref_widen((uint16_t)i))));
@@ -333,7 +333,7 @@ static void test_shapes_and_memory(void) {
   memcpy(raw + 1, all_inputs, 65536 * 2); /* an odd address */
   in.data = raw + 1;
   void *block;
-  CHECK(run_kernel_at(k, &in, 1, &out, &block, 3, &reverse_par, &why) == ACTX_OK);
+  CHECK(run_kernel_at(k, &in, 1, &out, &block, 3, &test_par, &why) == ACTX_OK);
   for (uint32_t i = 0; i < 65536; i++, values_compared++) {
     uint16_t v;
     memcpy(&v, (unsigned char *)out.data + 2 * i, 2);
