@@ -112,6 +112,7 @@ void actx_dnnl_cache_destroy(actx_dnnl_cache *cache) {}
 
 #else
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -119,6 +120,17 @@ void actx_dnnl_cache_destroy(actx_dnnl_cache *cache) {}
 #include <oneapi/dnnl/dnnl.h>
 
 #include "half.h"
+
+/* oneDNN and its OpenMP runtime keep process-wide state (JIT-generated code, thread teams, a few
+ * allocations made once) that they never tear down. The EP library that brings them in may be
+ * unloaded (ORT's UnregisterExecutionProviderLibrary); they must stay, or that state would point
+ * into unmapped code and its allocations would be lost. So, once loaded, they are made
+ * non-deletable (RTLD_NOLOAD: only those already mapped, as this library's dependencies). */
+__attribute__((constructor)) static void pin_runtime_libraries(void) {
+  static const char *const names[] = {"libdnnl.so.3", "libgomp.so.1"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    (void)dlopen(names[i], RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
 
 /* GNU OpenMP's entry points (libgomp.so.1, oneDNN's runtime): declared here rather than through
  * omp.h so that no file needs -fopenmp (clang's would mean a second OpenMP runtime). */

@@ -214,7 +214,8 @@ static void pool_one(const pool_job *job, int64_t nc, const int64_t *o, int64_t 
   const pool_state *s = job->s;
   const pool_plan *p = job->p;
   const int64_t in_sp = p->in[0] * p->in[1] * p->in[2];
-  const uint16_t *x = job->x + nc * in_sp;
+  /* an empty input has no data (x NULL); nothing of it is read then */
+  const uint16_t *x = in_sp > 0 ? job->x + nc * in_sp : job->x;
   int64_t start[SP];
   for (int d = 0; d < SP; d++) start[d] = o[d] * p->stride[d] - p->pad_b[d];
   float acc = s->max ? -INFINITY : 0.0f;
