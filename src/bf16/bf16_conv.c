@@ -280,9 +280,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     actx_dnnl_op *op = NULL;
     st = actx_dnnl_cache_conv(cache, &cs, &op, why);
     if (st == ACTX_OK) {
-      /* one thread: oneDNN's OpenMP team beside ORT's spinning pool took 2.5 s a YOLOv8n run
-       * at 2 threads where one thread takes 0.1 s (see bf16_matmul.c's run_rows) */
-      st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc, 1, why);
+      st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc, why);
       actx_dnnl_cache_release(cache, op);
     }
   }

@@ -88,7 +88,7 @@ actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *shape,
   return unavailable(why);
 }
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
-                          const float *bias, float *dst, size_t threads, const char **why) {
+                          const float *bias, float *dst, const char **why) {
   return unavailable(why);
 }
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
@@ -136,6 +136,19 @@ __attribute__((constructor)) static void pin_runtime_libraries(void) {
  * omp.h so that no file needs -fopenmp (clang's would mean a second OpenMP runtime). */
 extern int omp_get_max_threads(void);
 extern void omp_set_num_threads(int n);
+
+/* Every primitive here is made and run on one OpenMP thread, the caller's: the parallelism is
+ * the caller's, over ORT's pool (bf16_family.h). Both matter: oneDNN fixes a primitive's thread
+ * count when it is made (its work split; a run then asks for that many whatever the count is
+ * then), so one made under the default (every core) ran a team of that many beside ORT's
+ * threads on each run. The count is a per-thread ICV in GNU OpenMP, so it is set around each
+ * entry point and restored (the caller's own OpenMP use keeps its count). */
+static int one_thread_begin(void) {
+  const int previous = omp_get_max_threads();
+  omp_set_num_threads(1);
+  return previous;
+}
+static void one_thread_end(int previous) { omp_set_num_threads(previous); }
 
 #define ALIGN 64
 
@@ -339,10 +352,12 @@ static void engine_init(void) {
       .rank = 2, .a_dims = {64, 64}, .a_strides = {64, 1}, .b_dims = {64, 64},
       .b_strides = {64, 1}};
   dnnl_primitive_desc_t pd = NULL;
+  const int previous = one_thread_begin();
   if (matmul_pd(&probe, dnnl_bf16, NULL, &pd) == dnnl_success) {
     native_bf16 = strncmp(pd_impl(pd), "ref", 3) != 0;
     dnnl_primitive_desc_destroy(pd);
   }
+  one_thread_end(previous);
 }
 
 bool actx_dnnl_available(void) {
@@ -412,14 +427,6 @@ static dnnl_status_t reorder_make(const_dnnl_memory_desc_t from, const_dnnl_memo
   return st;
 }
 
-/* Sets the calling thread's OpenMP thread count (a per-thread ICV in GNU OpenMP: concurrent
- * runs on other threads keep theirs) and returns the previous one. */
-static int threads_set(size_t threads) {
-  const int previous = omp_get_max_threads();
-  omp_set_num_threads(threads == 0 ? 1 : threads > INT_MAX ? INT_MAX : (int)threads);
-  return previous;
-}
-
 /* ---- packing ------------------------------------------------------------------------------- */
 
 typedef dnnl_status_t (*pd_maker)(const void *shape, dnnl_data_type_t type,
@@ -475,12 +482,9 @@ static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc
       status = ACTX_ERROR_OUT_OF_MEMORY;
       goto done;
     }
-    /* once, at session creation: one thread, not a pool of every core's */
-    const int previous = threads_set(1);
     const bool ok =
         dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
         reorder_run(reorder, stream, plain, data, w->md, w->data, scratch) == dnnl_success;
-    omp_set_num_threads(previous);
     if (!ok) goto done;
   }
   status = ACTX_OK;
@@ -528,12 +532,10 @@ static actx_status weights_relayout(const actx_dnnl_weights *from, const_dnnl_me
       status = ACTX_ERROR_OUT_OF_MEMORY;
       goto done;
     }
-    const int previous = threads_set(1);
     const bool ok =
         dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
         reorder_run(reorder, stream, from->md, from->data, w->md, w->data, scratch) ==
             dnnl_success;
-    omp_set_num_threads(previous);
     if (!ok) goto done;
   }
   status = ACTX_OK;
@@ -549,8 +551,8 @@ done:
   return ACTX_OK;
 }
 
-actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *s, const uint16_t *b,
-                                  actx_dnnl_weights **out, const char **why) {
+static actx_status pack_matmul_weights(const actx_dnnl_matmul_shape *s, const uint16_t *b,
+                                       actx_dnnl_weights **out, const char **why) {
   *out = NULL;
   if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
   dnnl_memory_desc_t plain = NULL;
@@ -561,8 +563,16 @@ actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *s, const uint16_
   return st;
 }
 
-actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *s, const uint16_t *w,
-                                actx_dnnl_weights **out, const char **why) {
+actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *s, const uint16_t *b,
+                                  actx_dnnl_weights **out, const char **why) {
+  const int previous = one_thread_begin();
+  const actx_status st = pack_matmul_weights(s, b, out, why);
+  one_thread_end(previous);
+  return st;
+}
+
+static actx_status pack_conv_weights(const actx_dnnl_conv_shape *s, const uint16_t *w,
+                                     actx_dnnl_weights **out, const char **why) {
   *out = NULL;
   if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
   int64_t dims[6];
@@ -573,6 +583,14 @@ actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *s, const uint16_t *w
     return fail(why, "oneDNN cannot describe the weights", ACTX_ERROR_UNSUPPORTED);
   const actx_status st = pack(make_conv_pd, s, plain, w, out, why);
   dnnl_memory_desc_destroy(plain);
+  return st;
+}
+
+actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *s, const uint16_t *w,
+                                actx_dnnl_weights **out, const char **why) {
+  const int previous = one_thread_begin();
+  const actx_status st = pack_conv_weights(s, w, out, why);
+  one_thread_end(previous);
   return st;
 }
 
@@ -685,9 +703,9 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   return ACTX_OK;
 }
 
-actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *s,
-                                    const actx_dnnl_weights *weights, actx_dnnl_op **out,
-                                    const char **why) {
+static actx_status make_matmul_op(const actx_dnnl_matmul_shape *s,
+                                  const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                  const char **why) {
   *out = NULL;
   if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
   if (s->rank < 2 || s->rank > ACTX_DNNL_MAX_RANK)
@@ -717,9 +735,17 @@ actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *s,
   return status;
 }
 
-actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
-                                  const actx_dnnl_weights *weights, actx_dnnl_op **out,
-                                  const char **why) {
+actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *s,
+                                    const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                    const char **why) {
+  const int previous = one_thread_begin();
+  const actx_status st = make_matmul_op(s, weights, out, why);
+  one_thread_end(previous);
+  return st;
+}
+
+static actx_status make_conv_op(const actx_dnnl_conv_shape *s, const actx_dnnl_weights *weights,
+                                actx_dnnl_op **out, const char **why) {
   *out = NULL;
   if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
   if (s->spatial < 1 || s->spatial > 3 || s->group < 1 || s->channels % s->group != 0 ||
@@ -752,6 +778,15 @@ actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
   return status;
 }
 
+actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
+                                  const actx_dnnl_weights *weights, actx_dnnl_op **out,
+                                  const char **why) {
+  const int previous = one_thread_begin();
+  const actx_status st = make_conv_op(s, weights, out, why);
+  one_thread_end(previous);
+  return st;
+}
+
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return op != NULL ? op->impl : ""; }
 
 bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) {
@@ -759,7 +794,7 @@ bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) {
 }
 
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
-                          const float *bias, float *dst, size_t threads, const char **why) {
+                          const float *bias, float *dst, const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
   const void *from_src = src, *from_wei = op->packed != NULL ? op->packed->data : weights;
   const size_t bytes = op->scratch_bytes + op->wide_src_bytes + op->wide_wei_bytes +
@@ -781,7 +816,7 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   const_dnnl_memory_desc_t src_md = op->wide_src != NULL ? op->wide_src : op->user_src;
   const_dnnl_memory_desc_t wei_md = op->wide_wei != NULL ? op->wide_wei : op->user_wei;
   dnnl_stream_t stream = NULL;
-  const int previous = threads_set(threads);
+  const int previous = one_thread_begin();
   dnnl_status_t st = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
   if (st == dnnl_success && op->src_reorder != NULL)
     st = reorder_run(op->src_reorder, stream, src_md, from_src, op->src, src_tmp, scratch);
@@ -805,7 +840,7 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   if (st == dnnl_success && op->dst_reorder != NULL)
     st = reorder_run(op->dst_reorder, stream, op->dst, dst_tmp, op->user_dst, dst, scratch);
   if (stream != NULL) dnnl_stream_destroy(stream);
-  omp_set_num_threads(previous);
+  one_thread_end(previous);
   free(block);
   if (st != dnnl_success)
     return fail(why, st == dnnl_out_of_memory ? "out of memory" : "oneDNN failed to run",

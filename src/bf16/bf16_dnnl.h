@@ -10,11 +10,11 @@
  * instead (operands widened exactly by a oneDNN reorder): the same contract, at oneDNN's float32
  * speed, with the packed weights held in float32.
  *
- * Threads: oneDNN here is built on GNU OpenMP; a run uses omp_get_max_threads() of the calling
- * thread, so each run sets that thread's count (a per-thread ICV) to `threads` around its
- * primitives and restores it. A primitive is run concurrently from several threads, each with
- * its own stream, scratchpad and temporaries (allocated per run): an op is immutable after
- * creation. */
+ * Threads: oneDNN here is built on GNU OpenMP. Every primitive is made and run on one thread,
+ * the caller's (each entry point sets that thread's OpenMP count, a per-thread ICV, to 1 and
+ * restores it); the families split their work over the caller's parallel-for instead. An op is
+ * run concurrently from several threads, each with its own stream, scratchpad and temporaries
+ * (allocated per run): an op is immutable after creation. */
 #ifndef ACTX_BF16_DNNL_H
 #define ACTX_BF16_DNNL_H
 
@@ -78,10 +78,10 @@ actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *shape,
 actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *shape,
                                   const actx_dnnl_weights *weights, actx_dnnl_op **out,
                                   const char **why);
-/* Runs the op: src (a / x), weights (b / w, NULL when packed), bias (conv with a bias only),
- * dst (c / y). threads: how many threads oneDNN may use (0 = 1). Thread-safe. */
+/* Runs the op on the calling thread: src (a / x), weights (b / w, NULL when packed), bias (conv
+ * with a bias only), dst (c / y). Thread-safe. */
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
-                          const float *bias, float *dst, size_t threads, const char **why);
+                          const float *bias, float *dst, const char **why);
 /* oneDNN's name of the implementation the op runs ("brg:avx512_core_amx", "gemm:jit"...), and
  * whether it computes in float32 on a host without bfloat16 arithmetic. */
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op);

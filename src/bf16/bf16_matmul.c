@@ -199,15 +199,13 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-/* One oneDNN matmul of the shape over a, b into acc, on `threads` of oneDNN's OpenMP team (the
- * callers pass 1). */
+/* One oneDNN matmul of the shape over a, b into acc, on the calling thread. */
 static actx_status run_whole(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *ms,
-                             const uint16_t *a, const uint16_t *b, float *acc, size_t threads,
-                             const char **why) {
+                             const uint16_t *a, const uint16_t *b, float *acc, const char **why) {
   actx_dnnl_op *op = NULL;
   actx_status st = actx_dnnl_cache_matmul(cache, ms, &op, why);
   if (st != ACTX_OK) return st;
-  st = actx_dnnl_run(op, a, b, NULL, acc, threads, why);
+  st = actx_dnnl_run(op, a, b, NULL, acc, why);
   actx_dnnl_cache_release(cache, op);
   return st;
 }
@@ -233,7 +231,7 @@ static void rows_task(void *ctx, size_t task) {
   actx_dnnl_op *op = task + 1 == j->blocks ? j->last : j->full;
   const int64_t row = (int64_t)task * j->rows;
   j->status[task] = actx_dnnl_run(op, j->a + row * j->a_row_stride, j->b, NULL,
-                                  j->acc + row * j->n, 1, &j->why[task]);
+                                  j->acc + row * j->n, &j->why[task]);
 }
 
 /* A 2-D matmul (M x K by K x N) split into blocks of rows over the caller's parallel-for, each
@@ -251,7 +249,7 @@ static actx_status run_rows(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape
   if (tasks > ROWS_MAX_TASKS) tasks = ROWS_MAX_TASKS;
   if ((double)tasks * ROWS_MIN_MACS > macs) tasks = (size_t)(macs / ROWS_MIN_MACS);
   if ((int64_t)tasks > m) tasks = (size_t)m;
-  if (tasks <= 1) return run_whole(cache, ms, a, b, acc, 1, why);
+  if (tasks <= 1) return run_whole(cache, ms, a, b, acc, why);
   rows_job job = {.a = a, .b = b, .acc = acc, .a_row_stride = ms->a_strides[0], .n = n};
   job.rows = (m + (int64_t)tasks - 1) / (int64_t)tasks;
   job.blocks = (size_t)((m + job.rows - 1) / job.rows);
@@ -357,7 +355,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     actx_dnnl_cache *cache = s->b_packed && fold ? s->packed_ops : s->ops;
     const uint16_t *b = cache == s->packed_ops ? NULL : in[1].data;
     st = fold ? run_rows(cache, &ms, in[0].data, b, acc, par, why)
-              : run_whole(cache, &ms, in[0].data, b, acc, 1, why); /* why 1: run_rows */
+              : run_whole(cache, &ms, in[0].data, b, acc, why);
     if (st != ACTX_OK) {
       free(acc);
       return st;
