@@ -23,6 +23,20 @@ typedef struct actx_bf16_family {
 ACTX_BF16_FAMILIES(ACTX_BF16_FAMILY_DECL_)
 #undef ACTX_BF16_FAMILY_DECL_
 
+/* A hot loop's function, built three times on x86-64 (AVX-512, AVX2 + FMA, the baseline) and
+ * picked once per process by the host's ISA (GCC / Clang function multi-versioning): the
+ * compiler vectorises the same C at each width. Its results do not depend on the version:
+ * nothing is contracted into an fma (-ffp-contract=off), and such a function does only
+ * element-wise float32 arithmetic, which is exact IEEE in every width; a sum it vectorises is
+ * written in fixed lanes (so the order of additions is the C's, not the width's). Elsewhere
+ * (AArch64: NEON is the baseline) it is the function as written. */
+#if defined(__x86_64__) && !defined(ACTX_BF16_NO_MULTIVERSION)
+#define ACTX_BF16_VECTORISED \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define ACTX_BF16_VECTORISED
+#endif
+
 /* Sets *why and returns ACTX_ERROR_INVALID_ARGUMENT: the one way a family reports bad input. */
 static inline actx_status actx_bf16_fail(const char **why, const char *message) {
   if (why != NULL) *why = message;
