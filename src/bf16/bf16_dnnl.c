@@ -22,14 +22,10 @@ static inline uint16_t round_one(const float *f) {
   return (uint16_t)((rounded & ~nan) | (quiet & nan));
 }
 
-/* Blocks of a fixed 16: -O2's vectoriser (the "very cheap" model) takes a loop only when its
- * trip count needs no remainder. */
-#define ROUND_BLOCK 16
-static void round_span(const float *restrict acc, uint16_t *restrict y, size_t n) {
-  size_t i = 0;
-  for (; i + ROUND_BLOCK <= n; i += ROUND_BLOCK)
-    for (size_t j = 0; j < ROUND_BLOCK; j++) y[i + j] = round_one(&acc[i + j]);
-  for (; i < n; i++) y[i] = round_one(&acc[i]);
+/* Integer arithmetic only: every clone gives the same bits. */
+ACTX_BF16_VECTORISED static void round_span(const float *restrict acc, uint16_t *restrict y,
+                                            size_t n) {
+  for (size_t i = 0; i < n; i++) y[i] = round_one(&acc[i]);
 }
 
 /* Below this many results a task, the pool's wake-up costs more than the pass. */
