@@ -241,6 +241,95 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 
 /* ---- running ------------------------------------------------------------------------------- */
 
+/* Below this many multiply-adds a slab, waking a pool thread costs more than it saves. */
+#define SLAB_MIN_MACS (1 << 21)
+/* more slabs than this a run are not worth their ops (each slab shape is an op of its own) */
+#define SLAB_MAX_TASKS 16
+
+typedef struct slabs_job {
+  actx_dnnl_cache *cache;
+  const actx_dnnl_conv_shape *whole;
+  const uint16_t *x, *w; /* w: NULL when packed */
+  const float *bias;
+  float *acc;
+  int64_t rows_per_task;
+  actx_status status[SLAB_MAX_TASKS];
+  const char *why[SLAB_MAX_TASKS];
+} slabs_job;
+
+/* The convolution that gives output rows [r0, r1) of the first spatial dimension: the input
+ * rows their windows cover (clipped to the image; what the window loses to the clip becomes
+ * padding), as views into the whole x and y. Each output's sum runs over the same window as in
+ * the whole convolution, so the slabs give the whole convolution's bits. Also returns the
+ * offsets of the slab's first input and output elements. */
+static actx_dnnl_conv_shape slab_shape(const actx_dnnl_conv_shape *whole, int64_t r0, int64_t r1,
+                                       size_t *x_offset, size_t *y_offset) {
+  actx_dnnl_conv_shape s = *whole;
+  const int64_t extent = (whole->kernel[0] - 1) * whole->dilations[0] + 1;
+  const int64_t first = r0 * whole->strides[0] - whole->pads_begin[0];
+  const int64_t last = (r1 - 1) * whole->strides[0] - whole->pads_begin[0] + extent; /* past */
+  const int64_t lo = first < 0 ? 0 : first, hi = last > whole->in[0] ? whole->in[0] : last;
+  s.in[0] = hi - lo;
+  s.out[0] = r1 - r0;
+  s.pads_begin[0] = lo - first;
+  s.pads_end[0] = last - hi;
+  const size_t nd = 2 + whole->spatial;
+  int64_t x_stride = 1, y_stride = 1;
+  for (size_t d = nd; d-- > 0;) {
+    s.x_strides[d] = x_stride;
+    s.y_strides[d] = y_stride;
+    x_stride *= d == 0 ? whole->batch : d == 1 ? whole->channels : whole->in[d - 2];
+    y_stride *= d == 0 ? whole->batch : d == 1 ? whole->out_channels : whole->out[d - 2];
+  }
+  *x_offset = (size_t)(lo * s.x_strides[2]);
+  *y_offset = (size_t)(r0 * s.y_strides[2]);
+  return s;
+}
+
+static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, const char **why) {
+  size_t x_offset = 0, y_offset = 0;
+  actx_dnnl_conv_shape shape = *j->whole;
+  if (r0 != 0 || r1 != j->whole->out[0]) shape = slab_shape(j->whole, r0, r1, &x_offset, &y_offset);
+  actx_dnnl_op *op = NULL;
+  actx_status st = actx_dnnl_cache_conv(j->cache, &shape, &op, why);
+  if (st != ACTX_OK) return st;
+  st = actx_dnnl_run(op, j->x + x_offset, j->w, j->bias, j->acc + y_offset, why);
+  actx_dnnl_cache_release(j->cache, op);
+  return st;
+}
+
+static void slab_task(void *ctx, size_t task) {
+  slabs_job *j = ctx;
+  const int64_t r0 = (int64_t)task * j->rows_per_task, rows = j->whole->out[0];
+  const int64_t r1 = r0 + j->rows_per_task < rows ? r0 + j->rows_per_task : rows;
+  j->status[task] = run_slab(j, r0, r1, &j->why[task]);
+}
+
+/* The convolution split into slabs of output rows over the caller's parallel-for, each slab one
+ * oneDNN run on its task's thread alone (see bf16_matmul.c's run_rows for why not oneDNN's own
+ * team). */
+static actx_status run_slabs(const slabs_job *whole_job, const actx_parallel *par,
+                             const char **why) {
+  const actx_dnnl_conv_shape *cs = whole_job->whole;
+  double macs = (double)cs->batch * (double)cs->out_channels * (double)(cs->channels / cs->group);
+  for (size_t i = 0; i < cs->spatial; i++) macs *= (double)cs->out[i] * (double)cs->kernel[i];
+  size_t tasks = actx_dnnl_threads(par);
+  if (tasks > SLAB_MAX_TASKS) tasks = SLAB_MAX_TASKS;
+  if ((double)tasks * SLAB_MIN_MACS > macs) tasks = (size_t)(macs / SLAB_MIN_MACS);
+  if ((int64_t)tasks > cs->out[0]) tasks = (size_t)cs->out[0];
+  if (tasks <= 1) return run_slab(whole_job, 0, cs->out[0], why);
+  slabs_job job = *whole_job;
+  job.rows_per_task = (cs->out[0] + (int64_t)tasks - 1) / (int64_t)tasks;
+  tasks = (size_t)((cs->out[0] + job.rows_per_task - 1) / job.rows_per_task);
+  par->parallel_for(par->runner_ctx, slab_task, &job, tasks);
+  for (size_t i = 0; i < tasks; i++)
+    if (job.status[i] != ACTX_OK) {
+      if (why != NULL) *why = job.why[i];
+      return job.status[i];
+    }
+  return ACTX_OK;
+}
+
 static actx_status run(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
                        size_t n_out, const actx_parallel *par, const char **why) {
   const conv_state *s = state;
@@ -276,13 +365,13 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     /* no input channel, or an input of padding only: the bias alone */
     for (size_t i = 0; i < count; i++) acc[i] = bias != NULL ? bias[i / plane % m] : 0.0f;
   } else {
-    actx_dnnl_cache *cache = s->w_packed ? s->packed_ops : s->ops;
-    actx_dnnl_op *op = NULL;
-    st = actx_dnnl_cache_conv(cache, &cs, &op, why);
-    if (st == ACTX_OK) {
-      st = actx_dnnl_run(op, in[0].data, s->w_packed ? NULL : in[1].data, bias, acc, why);
-      actx_dnnl_cache_release(cache, op);
-    }
+    const slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
+                           .whole = &cs,
+                           .x = in[0].data,
+                           .w = s->w_packed ? NULL : in[1].data,
+                           .bias = bias,
+                           .acc = acc};
+    st = run_slabs(&job, par, why);
   }
   if (bias != s->bias) free(bias);
   if (st == ACTX_OK) actx_dnnl_round(acc, out[0].data, count, par);

@@ -759,11 +759,15 @@ static actx_status make_conv_op(const actx_dnnl_conv_shape *s, const actx_dnnl_w
   int64_t wei_dims[6];
   int wei_nd;
   conv_weight_dims(s, &wei_nd, wei_dims);
-  dnnl_status_t st = dense_md(&op->user_src, nd, src_dims, dnnl_bf16);
+  dnnl_status_t st = s->x_strides[0] != 0
+                         ? strided_md(&op->user_src, nd, src_dims, s->x_strides, dnnl_bf16)
+                         : dense_md(&op->user_src, nd, src_dims, dnnl_bf16);
   if (st == dnnl_success)
     st = weights != NULL ? dnnl_memory_desc_clone(&op->user_wei, weights->md)
                          : dense_md(&op->user_wei, wei_nd, wei_dims, dnnl_bf16);
-  if (st == dnnl_success) st = dense_md(&op->user_dst, nd, dst_dims, dnnl_f32);
+  if (st == dnnl_success)
+    st = s->y_strides[0] != 0 ? strided_md(&op->user_dst, nd, dst_dims, s->y_strides, dnnl_f32)
+                              : dense_md(&op->user_dst, nd, dst_dims, dnnl_f32);
   if (st == dnnl_success && s->bias) st = dense_md(&op->bias, 1, &s->out_channels, dnnl_f32);
   if (st != dnnl_success) {
     actx_dnnl_op_destroy(op);

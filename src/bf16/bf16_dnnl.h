@@ -41,13 +41,16 @@ typedef struct actx_dnnl_matmul_shape {
   int64_t b_dims[ACTX_DNNL_MAX_RANK], b_strides[ACTX_DNNL_MAX_RANK];
 } actx_dnnl_matmul_shape;
 
-/* y[N, OC, out...] (float32, dense) = conv(x[N, C, in...], w[OC, C / group, kernel...]) + bias
- * (float32 [OC], optional): x and w bfloat16, dense row-major; 1 to 3 spatial dimensions;
- * dilations as ONNX has them (1 = none); explicit pads. Every dimension at least 1. */
+/* y[N, OC, out...] (float32) = conv(x[N, C, in...], w[OC, C / group, kernel...]) + bias
+ * (float32 [OC], optional): x and w bfloat16; 1 to 3 spatial dimensions; dilations as ONNX has
+ * them (1 = none); explicit pads. Every dimension at least 1. x and y are dense row-major, or,
+ * where x_strides / y_strides are set (elements, one per dimension; all 0: dense), views of
+ * larger tensors: a slab of rows of an image and the rows of the output it gives. */
 typedef struct actx_dnnl_conv_shape {
   size_t spatial;
   int64_t batch, channels, out_channels, group;
   int64_t in[3], kernel[3], out[3], strides[3], dilations[3], pads_begin[3], pads_end[3];
+  int64_t x_strides[5], y_strides[5];
   bool bias;
 } actx_dnnl_conv_shape;
 

@@ -239,6 +239,88 @@ static void case1d(int64_t n, int64_t c, int64_t l, int64_t m, int64_t k,
   free(x.data), free(w.data), free(b.data);
 }
 
+/* ---- slabs of rows over threads ----------------------------------------------------------- */
+
+/* Tasks last to first, on the caller: enough to show that the split changes no bit (the
+ * threads themselves are concurrent()'s). */
+static size_t slab_tasks;
+static void reversed_parallel_for(void *runner, actx_task_fn task, void *ctx, size_t n) {
+  (void)runner;
+  slab_tasks = n;
+  for (size_t i = n; i-- > 0;) task(ctx, i);
+}
+
+/* A convolution split into slabs of output rows over 2, 3 and 7 tasks gives the bits of one
+ * run, constant and runtime W alike, at the borders of every slab: pads, strides, dilations,
+ * groups, 1-D; and it is split (large enough for the kernel to split it). */
+static void slab_case(int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m, int64_t kh,
+                      int64_t kw, const conv_attrs *attrs, const char *label) {
+  const bool two_d = attrs->spatial == 2;
+  const int64_t g = attrs->group ? attrs->group : 1;
+  const int64_t xd[] = {n, c, h, wd}, wdims[] = {m, c / g, kh, kw}, bd[] = {m};
+  const int64_t xd1[] = {n, c, h}, wd1[] = {m, c / g, kh};
+  actx_tensor x = tensor(two_d ? shape_of(4, xd) : shape_of(3, xd1));
+  actx_tensor w = tensor(two_d ? shape_of(4, wdims) : shape_of(3, wd1));
+  actx_tensor b = tensor(shape_of(1, bd));
+  const actx_bf16_node node = node_of(attrs, true);
+  for (int packed = 0; packed < 2; packed++) {
+    uint16_t *first = NULL;
+    const size_t tasks[] = {1, 2, 3, 7};
+    for (size_t t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
+      actx_bf16_kernel *k = NULL;
+      const char *why = "";
+      CHECK(actx_bf16_kernel_create(&node, &k, &why) == ACTX_OK);
+      if (k == NULL) break;
+      actx_tensor in[3] = {x, w, b};
+      bool was = false;
+      if (packed && actx_bf16_kernel_pack(k, 1, &w, &was, &why) == ACTX_OK && was)
+        in[1] = ACTX_TENSOR_ABSENT;
+      actx_tensor y = {.elem = ACTX_ELEM_COUNT};
+      CHECK(actx_bf16_kernel_shapes(k, in, 3, &y, 1, &why) == ACTX_OK);
+      const size_t count = (size_t)actx_shape_elements(&y.shape);
+      y.data = calloc(count + 1, 2);
+      const actx_parallel par = {reversed_parallel_for, NULL, tasks[t]};
+      slab_tasks = 0;
+      const actx_status st = actx_bf16_kernel_run(k, in, 3, &y, 1, tasks[t] > 1 ? &par : NULL,
+                                                  &why);
+      CHECK(st == ACTX_OK);
+      if (st != ACTX_OK) fprintf(stderr, "%s: %s\n", label, why);
+      if (tasks[t] > 1 && slab_tasks < 2)
+        fprintf(stderr, "%s: %zu threads: not split\n", label, tasks[t]);
+      CHECK(tasks[t] == 1 || slab_tasks >= 2);
+      if (first == NULL) {
+        first = y.data;
+        check_against_reference(attrs, &x, &w, &b, &y, label);
+      } else {
+        const bool same = memcmp(first, y.data, count * 2) == 0;
+        if (!same)
+          fprintf(stderr, "%s (%s W): %zu tasks differ from one\n", label,
+                  packed ? "constant" : "runtime", tasks[t]);
+        CHECK(same);
+        free(y.data);
+      }
+      actx_bf16_kernel_destroy(k);
+    }
+    free(first);
+  }
+  free(x.data), free(w.data), free(b.data);
+}
+
+static void slabs(void) {
+  const int64_t p1[] = {1, 1, 1, 1}, pa[] = {2, 0, 1, 3}, s2[] = {2, 2}, d2[] = {2, 2};
+  const int64_t p1d[] = {2, 1}, s1d[] = {2};
+  slab_case(1, 16, 40, 40, 32, 3, 3, &(conv_attrs){.spatial = 2, .pads = p1}, "slabs: 3x3 pads 1");
+  slab_case(2, 16, 81, 47, 32, 3, 3,
+            &(conv_attrs){.spatial = 2, .strides = s2, .pads = pa}, "slabs: stride 2, N 2");
+  slab_case(1, 16, 40, 30, 32, 3, 3,
+            &(conv_attrs){.spatial = 2, .dilations = d2, .pads = pa}, "slabs: dilation 2");
+  slab_case(1, 64, 30, 30, 64, 3, 3, &(conv_attrs){.spatial = 2, .group = 4, .pads = p1},
+            "slabs: group 4");
+  slab_case(1, 32, 40, 40, 64, 1, 1, &(conv_attrs){.spatial = 2}, "slabs: 1x1");
+  slab_case(1, 32, 2000, 1, 64, 5, 1, &(conv_attrs){.spatial = 1, .strides = s1d, .pads = p1d},
+            "slabs: 1-D");
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void expect_error(const conv_attrs *c, actx_shape xs, actx_shape ws, const char *needle) {
@@ -505,6 +587,7 @@ int main(void) {
   bad_input();
   concurrent();
   packed_layouts();
+  slabs();
   if (failures) {
     fprintf(stderr, "test_bf16_conv: %d failures\n", failures);
     return 1;
