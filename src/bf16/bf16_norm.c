@@ -12,8 +12,9 @@
  *               y_i = ((v_i - μ) · r) · γ_i + β_i with r = 1 / sqrtf(var + ε)
  *   RMS norm    r = 1 / sqrtf((Σ v_i²) / N + ε); y_i = (v_i · r) · γ_i
  * each output rounded once. Each Σ is float32 in 16 fixed lanes (norm_sum): lane l adds the
- * terms i ≡ l (mod 16) in order, then the lanes are added pairwise (l + 8, l + 4, l + 2,
- * l + 1: lane l gets lane l + 8, and so on), the same bits on every ISA; its error is within the sequential sum's bound.
+ * terms i ≡ l (mod 16) in order, then the lanes are added pairwise (lane l gets lane l + 8,
+ * then l + 4, l + 2, l + 1), the same bits on every ISA; its error is within the sequential
+ * sum's bound.
  * Mean and InvStdDev (r) are float32 (stash_type 1, the only one served; ONNX infers their
  * type from it), one per row, shaped as X with the row's dims 1;
  * the Skip ops' mean is μ even in the simplified form, as ORT's. ε: LayerNormalization and
