@@ -22,7 +22,7 @@ typedef struct binary_state {
   size_t n_inputs;
 } binary_state;
 
-/* The arithmetic: the float32 op, then actx_nan_rule_block over the block. */
+/* The arithmetic: the float32 op on the widened bits, actx_nan_pick, rounded. */
 #define op_add(a, b) ((a) + (b))
 #define op_sub(a, b) ((a) - (b))
 #define op_mul(a, b) ((a) * (b))
@@ -42,19 +42,40 @@ static inline uint32_t max_bits(uint32_t a, uint32_t b, bool max) {
   return a ^ ((a ^ nan_b) & ~actx_nan_mask(a));                   /* a if a is NaN */
 }
 
-/* One piece function an op, by blocks (bf16_elementwise.h). */
+/* One piece function an op, by blocks (bf16_elementwise.h): each element widened and
+ * computed in one loop over the block, which also notes whether any result is a NaN; then
+ * rounded into h (the NaN rule applied only in a block that has one), which is stored. */
 #define BINARY_PIECE_(name, op)                                                        \
-  static void piece_##name(const void *ctx, const unsigned char *const *in,            \
-                           const int64_t *step, unsigned char *out, size_t n) {        \
+  ACTX_BF16_VECTORISED static void piece_##name(const void *ctx,                       \
+                                                const unsigned char *const *in,        \
+                                                const int64_t *step, unsigned char *out, \
+                                                size_t n) {                            \
     (void)ctx;                                                                         \
-    actx_block a, b, r;                                                                \
+    uint16_t ta[ACTX_BLOCK], tb[ACTX_BLOCK], h[ACTX_BLOCK];                            \
+    uint32_t r[ACTX_BLOCK];                                                            \
+    actx_hold_block(in[0], step[0], ta);                                               \
+    actx_hold_block(in[1], step[1], tb);                                               \
     for (size_t i = 0; i < n; i += ACTX_BLOCK) {                                       \
       const size_t m = n - i < ACTX_BLOCK ? n - i : ACTX_BLOCK;                        \
-      actx_widen_block(in[0] + 2 * (size_t)step[0] * i, step[0], m, &a);               \
-      actx_widen_block(in[1] + 2 * (size_t)step[1] * i, step[1], m, &b);               \
-      for (size_t j = 0; j < ACTX_BLOCK; j++) r.f[j] = op(a.f[j], b.f[j]);             \
-      actx_nan_rule_block(&r, &a, &b);                                                 \
-      actx_round_block(&r, out + 2 * i, m);                                            \
+      const unsigned char *pa = actx_block_src(in[0], step[0], i, m, ta);              \
+      const unsigned char *pb = actx_block_src(in[1], step[1], i, m, tb);              \
+      uint32_t nan = 0;                                                                \
+      for (size_t j = 0; j < ACTX_BLOCK; j++) {                                        \
+        const float a = actx_f32_from_bits((uint32_t)actx_ld_u16(pa + 2 * j) << 16);   \
+        const float b = actx_f32_from_bits((uint32_t)actx_ld_u16(pb + 2 * j) << 16);   \
+        r[j] = actx_f32_bits(op(a, b));                                                \
+        nan |= actx_nan_bit(r[j]);                                                     \
+      }                                                                                \
+      if (nan >> 31) {                                                                 \
+        for (size_t j = 0; j < ACTX_BLOCK; j++) {                                      \
+          const uint32_t a = (uint32_t)actx_ld_u16(pa + 2 * j) << 16;                  \
+          const uint32_t b = (uint32_t)actx_ld_u16(pb + 2 * j) << 16;                  \
+          h[j] = actx_round_bits(actx_nan_pick(r[j], a, b));                           \
+        }                                                                              \
+      } else {                                                                         \
+        for (size_t j = 0; j < ACTX_BLOCK; j++) h[j] = actx_round_number_bits(r[j]);   \
+      }                                                                                \
+      actx_store_block(h, out + 2 * i, m);                                             \
     }                                                                                  \
   }
 BINARY_PIECE_(add, op_add)
@@ -89,21 +110,35 @@ typedef struct fold_ctx {
   bool max; /* Max, else Min */
 } fold_ctx;
 
-static void piece_fold(const void *ctx, const unsigned char *const *in, const int64_t *step,
-                       unsigned char *out, size_t n) {
+/* The running Max / Min of a block over the inputs in order, then rounded: a number is
+ * unchanged (every operand is a widened bfloat16), a NaN made quiet. */
+ACTX_BF16_VECTORISED static void piece_fold(const void *ctx, const unsigned char *const *in,
+                                            const int64_t *step, unsigned char *out,
+                                            size_t n) {
   const fold_ctx *f = ctx;
-  actx_block acc, b;
+  uint16_t t[ACTX_BF16_MAX_INPUTS][ACTX_BLOCK], h[ACTX_BLOCK];
+  uint32_t acc[ACTX_BLOCK];
+  for (size_t k = 0; k < f->n_in; k++) actx_hold_block(in[k], step[k], t[k]);
   for (size_t i = 0; i < n; i += ACTX_BLOCK) {
     const size_t m = n - i < ACTX_BLOCK ? n - i : ACTX_BLOCK;
-    actx_widen_block(in[0] + 2 * (size_t)step[0] * i, step[0], m, &acc);
+    const unsigned char *p = actx_block_src(in[0], step[0], i, m, t[0]);
+    for (size_t j = 0; j < ACTX_BLOCK; j++) acc[j] = (uint32_t)actx_ld_u16(p + 2 * j) << 16;
     for (size_t k = 1; k < f->n_in; k++) {
-      actx_widen_block(in[k] + 2 * (size_t)step[k] * i, step[k], m, &b);
+      p = actx_block_src(in[k], step[k], i, m, t[k]);
       if (f->max)
-        for (size_t j = 0; j < ACTX_BLOCK; j++) acc.u[j] = max_bits(acc.u[j], b.u[j], true);
+        for (size_t j = 0; j < ACTX_BLOCK; j++)
+          acc[j] = max_bits(acc[j], (uint32_t)actx_ld_u16(p + 2 * j) << 16, true);
       else
-        for (size_t j = 0; j < ACTX_BLOCK; j++) acc.u[j] = max_bits(acc.u[j], b.u[j], false);
+        for (size_t j = 0; j < ACTX_BLOCK; j++)
+          acc[j] = max_bits(acc[j], (uint32_t)actx_ld_u16(p + 2 * j) << 16, false);
     }
-    actx_round_block(&acc, out + 2 * i, m);
+    uint32_t nan = 0;
+    for (size_t j = 0; j < ACTX_BLOCK; j++) nan |= actx_nan_bit(acc[j]);
+    if (nan >> 31)
+      for (size_t j = 0; j < ACTX_BLOCK; j++) h[j] = actx_round_bits(acc[j]);
+    else
+      for (size_t j = 0; j < ACTX_BLOCK; j++) h[j] = (uint16_t)(acc[j] >> 16);
+    actx_store_block(h, out + 2 * i, m);
   }
 }
 

@@ -44,11 +44,56 @@ static inline float actx_nan_rule(float r, float a, float b) {
   return r == r ? r : a != a ? a : b != b ? b : actx_bf16_to_f32(ACTX_BF16_DEFAULT_NAN);
 }
 
-/* Blocks: the arithmetic pieces widen ACTX_BLOCK elements into a local float array, compute,
- * and round the block back, each step a loop of fixed length over arrays nothing else can
- * point into, which the compiler vectorises at -O2 for the baseline ISA. A shorter tail goes
- * through the same block (zero-padded), so an element's bits never depend on where it sits. */
+/* Blocks: the arithmetic pieces run ACTX_BLOCK elements at a time, each step a loop of fixed
+ * length over arrays nothing else can point into, which the compiler vectorises (for each ISA
+ * where the piece is ACTX_BF16_VECTORISED). A shorter tail goes through the same block
+ * (zero-padded), so an element's bits never depend on where it sits. A block's results are
+ * stored only once all its inputs are read, so an output that is an input (in place) is
+ * exact. */
 #define ACTX_BLOCK 64
+/* Rounds float32 bits to bfloat16: actx_f32_to_bf16's arithmetic, branch-free. */
+static inline uint16_t actx_round_bits(uint32_t x) {
+  const uint32_t nearest = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
+  const uint32_t quiet = (x | 0x00400000u) >> 16;
+  return (uint16_t)((x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : nearest);
+}
+/* The rounding of a value known not to be a NaN (where a block has none, the arithmetic
+ * pieces take it: the same bits as actx_round_bits, fewer steps). */
+static inline uint16_t actx_round_number_bits(uint32_t x) {
+  return (uint16_t)((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
+}
+/* Bit 31 set exactly where float32 bits x are a NaN: |x| + 0x007FFFFF passes 0x7FFFFFFF
+ * exactly when |x| > 0x7F800000. OR'd over a block, it says whether the block has a NaN. */
+static inline uint32_t actx_nan_bit(uint32_t x) { return (x & 0x7FFFFFFFu) + 0x007FFFFFu; }
+/* actx_nan_rule on float32 bits, in integers (a float comparison there would keep the loop
+ * from vectorising under -ftrapping-math): r becomes a's NaN, else b's, else the default,
+ * where r is a NaN. */
+static inline uint32_t actx_nan_mask(uint32_t x) {
+  return (uint32_t)0 - (uint32_t)((x & 0x7FFFFFFFu) > 0x7F800000u);
+}
+static inline uint32_t actx_nan_pick(uint32_t r, uint32_t a, uint32_t b) {
+  const uint32_t def = (uint32_t)ACTX_BF16_DEFAULT_NAN << 16;
+  const uint32_t nb_or_def = def ^ ((def ^ b) & actx_nan_mask(b));
+  const uint32_t operand = nb_or_def ^ ((nb_or_def ^ a) & actx_nan_mask(a));
+  return r ^ ((r ^ operand) & actx_nan_mask(r));
+}
+/* Where a block's ACTX_BLOCK bfloat16 inputs are read from, for an input at p advancing step
+ * (0 or 1): a whole block of an advancing input in place, at element i; its tail of m <
+ * ACTX_BLOCK elements copied into tmp, zero-padded; a held input from tmp, which
+ * actx_hold_block filled once for the piece. */
+static inline void actx_hold_block(const unsigned char *p, int64_t step, uint16_t *tmp) {
+  if (step != 0) return;
+  const uint16_t v = actx_ld_u16(p);
+  for (size_t j = 0; j < ACTX_BLOCK; j++) tmp[j] = v;
+}
+static inline const unsigned char *actx_block_src(const unsigned char *p, int64_t step, size_t i,
+                                                  size_t m, uint16_t *tmp) {
+  if (step == 0) return (const unsigned char *)tmp;
+  if (m == ACTX_BLOCK) return p + 2 * i;
+  memcpy(tmp, p + 2 * i, 2 * m);
+  memset(tmp + m, 0, 2 * (ACTX_BLOCK - m));
+  return (const unsigned char *)tmp;
+}
 /* A block's values, read as float32 for the arithmetic and as bits for the rest (C11 allows
  * reading a union member other than the one last written: the bytes are reinterpreted). */
 typedef union actx_block {
@@ -75,31 +120,16 @@ static inline void actx_store_block(const uint16_t *h, unsigned char *out, size_
   else
     memcpy(out, h, 2 * n);
 }
-/* Rounds a block (actx_f32_to_bf16's arithmetic, branch-free) and stores its first n. */
+/* Rounds a block and stores its first n. */
 static inline void actx_round_block(const actx_block *b, unsigned char *out, size_t n) {
   uint16_t h[ACTX_BLOCK];
-  for (size_t j = 0; j < ACTX_BLOCK; j++) {
-    const uint32_t x = b->u[j];
-    const uint32_t nearest = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
-    const uint32_t quiet = (x | 0x00400000u) >> 16;
-    h[j] = (uint16_t)((x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : nearest);
-  }
+  uint32_t nan = 0;
+  for (size_t j = 0; j < ACTX_BLOCK; j++) nan |= actx_nan_bit(b->u[j]);
+  if (nan >> 31)
+    for (size_t j = 0; j < ACTX_BLOCK; j++) h[j] = actx_round_bits(b->u[j]);
+  else
+    for (size_t j = 0; j < ACTX_BLOCK; j++) h[j] = actx_round_number_bits(b->u[j]);
   actx_store_block(h, out, n);
-}
-
-/* actx_nan_rule over a block, in integers (a float comparison there would keep the loop from
- * vectorising under -ftrapping-math): r[j] becomes a[j]'s NaN, else b[j]'s, else the default,
- * wherever r[j] is a NaN. */
-static inline uint32_t actx_nan_mask(uint32_t x) {
-  return (uint32_t)0 - (uint32_t)((x & 0x7FFFFFFFu) > 0x7F800000u);
-}
-static inline void actx_nan_rule_block(actx_block *r, const actx_block *a, const actx_block *b) {
-  const uint32_t def = (uint32_t)ACTX_BF16_DEFAULT_NAN << 16;
-  for (size_t j = 0; j < ACTX_BLOCK; j++) {
-    const uint32_t nb_or_def = def ^ ((def ^ b->u[j]) & actx_nan_mask(b->u[j]));
-    const uint32_t operand = nb_or_def ^ ((nb_or_def ^ a->u[j]) & actx_nan_mask(a->u[j]));
-    r->u[j] ^= (r->u[j] ^ operand) & actx_nan_mask(r->u[j]);
-  }
 }
 
 /* Bytes of one element of each type. */

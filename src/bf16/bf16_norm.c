@@ -6,13 +6,17 @@
  * float32 from the widened inputs:
  *   Skip ops    v_i = (input_i + skip_i) + bias_i   (input_skip_bias_sum = round(v_i))
  *   others      v_i = x_i
- *   mean        μ = (Σ v_i, sequential) / N
- *   LayerNorm   var = (Σ (v_i - μ)², sequential) / N: two passes, so that a row far from 0
- *               loses nothing to cancellation (ORT's float32 uses E[v²] - μ², which can);
+ *   mean        μ = (Σ v_i) / N
+ *   LayerNorm   var = (Σ (v_i - μ)²) / N: two passes, so that a row far from 0 loses nothing
+ *               to cancellation (ORT's float32 uses E[v²] - μ², which can);
  *               y_i = ((v_i - μ) · r) · γ_i + β_i with r = 1 / sqrtf(var + ε)
- *   RMS norm    r = 1 / sqrtf((Σ v_i², sequential) / N + ε); y_i = (v_i · r) · γ_i
- * each output rounded once. Mean and InvStdDev (r) are float32 (stash_type 1, the only one
- * served; ONNX infers their type from it), one per row, shaped as X with the row's dims 1;
+ *   RMS norm    r = 1 / sqrtf((Σ v_i²) / N + ε); y_i = (v_i · r) · γ_i
+ * each output rounded once. Each Σ is float32 in 16 fixed lanes (norm_sum): lane l adds the
+ * terms i ≡ l (mod 16) in order, then the lanes are added pairwise (lane l gets lane l + 8,
+ * then l + 4, l + 2, l + 1), the same bits on every ISA; its error is within the sequential
+ * sum's bound.
+ * Mean and InvStdDev (r) are float32 (stash_type 1, the only one served; ONNX infers their
+ * type from it), one per row, shaped as X with the row's dims 1;
  * the Skip ops' mean is μ even in the simplified form, as ORT's. ε: LayerNormalization and
  * SimplifiedLayerNormalization 1e-5, the Skip ops 1e-12 (ORT's defaults); it must be >= 0.
  * Scale / B have the row's shape (leading 1s allowed); the Skip ops' gamma, beta, bias are 1-D
@@ -24,8 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf16_family.h"
-#include "half.h"
+#include "bf16_elementwise.h"
 
 typedef struct norm_state {
   bool skip, rms;
@@ -209,52 +212,96 @@ static actx_status norm_shapes(const void *state, const actx_tensor *in, size_t 
 typedef struct norm_job {
   const norm_state *s;
   norm_plan p;
-  const uint16_t *x, *skip, *gamma, *beta, *bias;
-  uint16_t *y, *sum_out;
+  /* bfloat16 data, read and written by actx_ld_u16 / actx_st_u16 (any address) */
+  const unsigned char *x, *skip, *gamma, *beta, *bias;
+  unsigned char *y, *sum_out;
   float *mean_out, *inv_out;
   float *scratch; /* n floats a task */
 } norm_job;
 
+/* The row's v_i into v: x_i widened, or (x_i + skip_i) + bias_i; with sum_out, round(v_i)
+ * there. x and y may be one tensor: the row is all read here before any of it is written. */
+ACTX_BF16_VECTORISED static void norm_widen(const unsigned char *restrict x,
+                                            const unsigned char *restrict k,
+                                            const unsigned char *restrict bias,
+                                            float *restrict v, unsigned char *restrict sum_out,
+                                            int64_t n) {
+  if (k == NULL) {
+    for (int64_t i = 0; i < n; i++) v[i] = actx_ld_bf16(x + 2 * i);
+    return;
+  }
+  if (bias == NULL)
+    for (int64_t i = 0; i < n; i++) v[i] = actx_ld_bf16(x + 2 * i) + actx_ld_bf16(k + 2 * i);
+  else
+    for (int64_t i = 0; i < n; i++)
+      v[i] = (actx_ld_bf16(x + 2 * i) + actx_ld_bf16(k + 2 * i)) + actx_ld_bf16(bias + 2 * i);
+  if (sum_out != NULL)
+    for (int64_t i = 0; i < n; i++)
+      actx_st_u16(sum_out + 2 * i, actx_round_bits(actx_f32_bits(v[i])));
+}
+
+/* Σ (v_i - c)² (square) or Σ v_i (not), in NORM_LANES fixed lanes: lane l sums the terms
+ * with i ≡ l (mod NORM_LANES) in order of i, then the lanes are added pairwise (lane l gets
+ * lane l + 8, then l + 4, l + 2, l + 1). The order is the C's, so every ISA's build gives the
+ * same bits. */
+#define NORM_LANES 16
+ACTX_BF16_VECTORISED static float norm_sum(const float *restrict v, int64_t n, float c,
+                                           bool square) {
+  float lane[NORM_LANES] = {0};
+  int64_t i = 0;
+  if (square) {
+    for (; i + NORM_LANES <= n; i += NORM_LANES)
+      for (int l = 0; l < NORM_LANES; l++) {
+        const float d = v[i + l] - c;
+        lane[l] += d * d;
+      }
+    for (int l = 0; i + l < n; l++) {
+      const float d = v[i + l] - c;
+      lane[l] += d * d;
+    }
+  } else {
+    for (; i + NORM_LANES <= n; i += NORM_LANES)
+      for (int l = 0; l < NORM_LANES; l++) lane[l] += v[i + l];
+    for (int l = 0; i + l < n; l++) lane[l] += v[i + l];
+  }
+  for (int w = NORM_LANES / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; l++) lane[l] += lane[l + w];
+  return lane[0];
+}
+
+/* y_i = round(((v_i - μ) · r) · γ_i + β_i), or round((v_i · r) · γ_i) for the RMS norm. */
+ACTX_BF16_VECTORISED static void norm_scale(const float *restrict v, int64_t n, float mean,
+                                            float inv, bool rms,
+                                            const unsigned char *restrict gamma,
+                                            const unsigned char *restrict beta,
+                                            unsigned char *restrict y) {
+  if (rms) {
+    for (int64_t i = 0; i < n; i++)
+      actx_st_u16(y + 2 * i, actx_round_bits(actx_f32_bits((v[i] * inv) *
+                                                           actx_ld_bf16(gamma + 2 * i))));
+  } else if (beta == NULL) {
+    for (int64_t i = 0; i < n; i++)
+      actx_st_u16(y + 2 * i, actx_round_bits(actx_f32_bits(((v[i] - mean) * inv) *
+                                                           actx_ld_bf16(gamma + 2 * i))));
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      const float t = ((v[i] - mean) * inv) * actx_ld_bf16(gamma + 2 * i);
+      actx_st_u16(y + 2 * i, actx_round_bits(actx_f32_bits(t + actx_ld_bf16(beta + 2 * i))));
+    }
+  }
+}
+
 static void norm_row(const norm_job *job, int64_t row, float *v) {
   const norm_state *s = job->s;
   const int64_t n = job->p.n;
-  const uint16_t *x = job->x + row * n;
-  if (s->skip) {
-    const uint16_t *k = job->skip + (row * n) % job->p.skip_elems;
-    for (int64_t i = 0; i < n; i++) {
-      float t = actx_bf16_to_f32(x[i]) + actx_bf16_to_f32(k[i]);
-      if (job->bias != NULL) t += actx_bf16_to_f32(job->bias[i]);
-      v[i] = t;
-    }
-    if (job->sum_out != NULL)
-      for (int64_t i = 0; i < n; i++) job->sum_out[row * n + i] = actx_f32_to_bf16(v[i]);
-  } else {
-    for (int64_t i = 0; i < n; i++) v[i] = actx_bf16_to_f32(x[i]);
-  }
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; i++) sum += v[i];
-  const float mean = sum / (float)n;
-  float acc = 0.0f;
-  if (s->rms) {
-    for (int64_t i = 0; i < n; i++) acc += v[i] * v[i];
-  } else {
-    for (int64_t i = 0; i < n; i++) {
-      const float d = v[i] - mean;
-      acc += d * d;
-    }
-  }
+  const size_t at = 2 * (size_t)(row * n);
+  norm_widen(job->x + at, s->skip ? job->skip + 2 * (size_t)((row * n) % job->p.skip_elems) : NULL,
+             job->bias, v, job->sum_out != NULL ? job->sum_out + at : NULL, n);
+  const float mean = norm_sum(v, n, 0.0f, false) / (float)n;
+  /* RMS: v_i - 0 is v_i exactly, so its sum is Σ v_i² */
+  const float acc = norm_sum(v, n, s->rms ? 0.0f : mean, true);
   const float inv = 1.0f / sqrtf(acc / (float)n + s->epsilon);
-  uint16_t *y = job->y + row * n;
-  for (int64_t i = 0; i < n; i++) {
-    const float g = actx_bf16_to_f32(job->gamma[i]);
-    if (s->rms) {
-      y[i] = actx_f32_to_bf16((v[i] * inv) * g);
-    } else {
-      float t = ((v[i] - mean) * inv) * g;
-      if (job->beta != NULL) t += actx_bf16_to_f32(job->beta[i]);
-      y[i] = actx_f32_to_bf16(t);
-    }
-  }
+  norm_scale(v, n, mean, inv, s->rms, job->gamma, job->beta, job->y + at);
   if (job->mean_out != NULL) job->mean_out[row] = mean;
   if (job->inv_out != NULL) job->inv_out[row] = inv;
 }

@@ -1,7 +1,8 @@
 /* LayerNormalization / SimplifiedLayerNormalization / SkipLayerNormalization /
  * SkipSimplifiedLayerNormalization in bfloat16 (src/bf16/bf16_norm.c) against a double
  * reference, row by row. The bound is the first-order error of the float32 computation the
- * kernel states (sums sequential, two-pass variance), carried through each step with
+ * kernel states (two-pass variance; each sum's error taken as a sequential sum's, (N - 1) u
+ * Σ|terms|, which bounds the kernel's lanes too), carried through each step with
  * u = 2^-24 (see row_check), times 1.25 for the second-order terms, then the one final rounding
  * of each bfloat16 output; the float32 Mean / InvStdDev outputs within the same bound. */
 #include "bf16_test_run.h"
@@ -393,8 +394,66 @@ static void test_split(void) {
   free(k);
 }
 
+/* Inputs and bfloat16 outputs at odd addresses (a tensor may sit anywhere in a buffer): the
+ * same bits as aligned, every op. */
+static void test_misaligned(void) {
+  enum { N = 2 * 77 }; /* rows of 77 */
+  const int64_t xd[2] = {2, 77}, hd[1] = {77};
+  uint16_t x[N], k[N], g[77], b[77];
+  fill_uniform(x, N, -3.0f, 3.0f);
+  fill_uniform(k, N, -3.0f, 3.0f);
+  fill_uniform(g, 77, -2.0f, 2.0f);
+  fill_uniform(b, 77, -1.0f, 1.0f);
+  const actx_elem e[5] = {ACTX_ELEM_BF16, ACTX_ELEM_BF16, ACTX_ELEM_BF16, ACTX_ELEM_BF16,
+                          ACTX_ELEM_BF16};
+  for (int ci = 0; ci < 4; ci++) {
+    const norm_case *c = &cases[ci];
+    const size_t n_in = c->skip ? (c->rms ? 4 : 5) : (c->rms ? 2 : 3);
+    const size_t n_out = c->skip ? 4 : c->rms ? 2 : 3;
+    actx_tensor in[5] = {tensor_bf16(shape_of(2, xd), x), tensor_bf16(shape_of(1, hd), g),
+                         tensor_bf16(shape_of(1, hd), b)};
+    if (c->skip) {
+      in[1] = tensor_bf16(shape_of(2, xd), k);
+      in[2] = in[4] = tensor_bf16(shape_of(1, hd), g);
+      in[3] = tensor_bf16(shape_of(1, hd), b);
+    }
+    const actx_bf16_node node = node_make(c->op, c->skip || c->rms ? 1 : 17, n_in, e, n_out);
+    actx_tensor want[4];
+    const char *why = "";
+    CHECK(run_node(&node, in, n_in, want, n_out, NULL, &why) == ACTX_OK);
+    if (want[0].data == NULL) continue;
+    /* each input copied to an odd address; Y and input_skip_bias_sum written at one */
+    unsigned char *odd = malloc(5 * (2 * N + 2) + 2 * (2 * N + 2));
+    actx_tensor in_odd[5], out[4];
+    for (size_t i = 0; i < n_in; i++) {
+      in_odd[i] = in[i];
+      in_odd[i].data = odd + i * (2 * N + 2) + 1;
+      memcpy(in_odd[i].data, in[i].data, (size_t)actx_shape_elements(&in[i].shape) * 2);
+    }
+    actx_bf16_kernel *kern = NULL;
+    CHECK(actx_bf16_kernel_create(&node, &kern, &why) == ACTX_OK);
+    for (size_t i = 0; i < n_out; i++) {
+      out[i] = want[i];
+      out[i].data = want[i].elem == ACTX_ELEM_F32
+                        ? calloc((size_t)actx_shape_elements(&want[i].shape), 4)
+                        : odd + (5 + (i == 0 ? 0 : 1)) * (2 * N + 2) + 1;
+    }
+    CHECK(actx_bf16_kernel_run(kern, in_odd, n_in, out, n_out, NULL, &why) == ACTX_OK);
+    for (size_t i = 0; i < n_out; i++) {
+      const size_t bytes = (size_t)actx_shape_elements(&want[i].shape) *
+                           (want[i].elem == ACTX_ELEM_F32 ? 4 : 2);
+      CHECK(memcmp(out[i].data, want[i].data, bytes) == 0);
+      if (want[i].elem == ACTX_ELEM_F32) free(out[i].data);
+    }
+    actx_bf16_kernel_destroy(kern);
+    outputs_free(want, n_out);
+    free(odd);
+  }
+}
+
 int main(void) {
   test_split();
+  test_misaligned();
   test_layer_norm();
   test_skip();
   test_edges();
