@@ -1,8 +1,8 @@
 /* bf16_softmax.c — Softmax and LogSoftmax (opset 13: along one axis, default -1) on bfloat16.
  *
  * Each row (the elements along the axis for one position of the other axes) is computed in
- * float32 from the widened inputs: m = max, d_i = x_i - m, e_i = exp(d_i) by softmax_exp below
- * (within 1 ulp), s = Σ e_i; Softmax y_i = e_i / s, LogSoftmax y_i = d_i - logf(s); each y_i
+ * float32 from the widened inputs: m = max, d_i = x_i - m, e_i = exp(d_i) by actx_bf16_exp
+ * (bf16_exp.h, within 1 ulp), s = Σ e_i; Softmax y_i = e_i / s, LogSoftmax y_i = d_i - logf(s); each y_i
  * rounded once to bfloat16. Subtracting the maximum keeps exp from overflowing, so huge finite
  * inputs are fine. A row holding a NaN gives that NaN (the first, made quiet) throughout; a row
  * holding +inf, or all -inf, gives NaN throughout (inf - inf), as float32 ORT and numpy do.
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16_exp.h"
 #include "bf16_family.h"
 #include "half.h"
 
@@ -77,40 +78,6 @@ static actx_status softmax_shapes(const void *state, const actx_tensor *in, size
   return ACTX_OK;
 }
 
-/* exp(x) in float32, branch-free so that it vectorises (Cephes' expf): n = round(x / ln 2) by
- * adding 1.5 * 2^23, r = x - n ln 2 with ln 2 in two parts (n · 0.693359375 is exact), a degree-7
- * polynomial on |r| <= ln2 / 2, then times 2^n as two powers of two built from exponent bits
- * (each normal, so a result in the subnormal range is rounded once, at the last product).
- * Clamped to [-104, 89]: below -104 the result rounds to 0 (-inf gives 0), above 88.73 it is
- * +inf. A NaN gives 0 or +inf by its sign (the callers never pass one). Measured over every float32 in
- * [-104, 88.72] against exp in double: at most 0.99 ulp for normal results, at most 0.76 · 2^-149
- * absolute for subnormal ones. */
-static inline float softmax_exp(float x) {
-  /* the clamp on the bits (as int32 for x > 0, as uint32 for x < 0), not by float compares:
-   * GCC then keeps the loop free of branches, which it cannot if-convert for AVX2 or SSE */
-  int32_t b = (int32_t)actx_f32_bits(x);
-  b = b < 0x42B20000 ? b : 0x42B20000; /* 89.0f */
-  uint32_t u = (uint32_t)b;
-  u = u < 0xC2D00000u ? u : 0xC2D00000u; /* -104.0f */
-  x = actx_f32_from_bits(u);
-  const float t = x * 1.44269504088896341f + 0x1.8p23f; /* 1.5 · 2^23 + n, rounded to nearest */
-  const float n = t - 0x1.8p23f;
-  const int32_t ni = (int32_t)(actx_f32_bits(t) - 0x4B400000u); /* n in [-150, 128] */
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float e = p * (r * r) + r + 1.0f;
-  const int32_t n1 = ni / 2, n2 = ni - n1; /* each in [-75, 64] */
-  const float s1 = actx_f32_from_bits((uint32_t)(n1 + 127) << 23);
-  const float s2 = actx_f32_from_bits((uint32_t)(n2 + 127) << 23);
-  return e * s1 * s2;
-}
-
 /* The running maximum: a NaN, once in, stays (v > NaN and NaN != NaN are both false). */
 static inline float softmax_max_step(float m, float v) { return v > m || v != v ? v : m; }
 
@@ -145,11 +112,11 @@ static float softmax_row_exp(const uint16_t *x, int64_t len, float m, float *e) 
   int64_t i = 0;
   for (; i + SOFTMAX_LANES <= len; i += SOFTMAX_LANES)
     for (int j = 0; j < SOFTMAX_LANES; j++) {
-      e[i + j] = softmax_exp(actx_bf16_to_f32(x[i + j]) - m);
+      e[i + j] = actx_bf16_exp(actx_bf16_to_f32(x[i + j]) - m);
       acc[j] += e[i + j];
     }
   for (int j = 0; i + j < len; j++) {
-    e[i + j] = softmax_exp(actx_bf16_to_f32(x[i + j]) - m);
+    e[i + j] = actx_bf16_exp(actx_bf16_to_f32(x[i + j]) - m);
     acc[j] += e[i + j];
   }
   return softmax_lanes_sum(acc);
@@ -162,11 +129,11 @@ static float softmax_row_log_exp(const uint16_t *x, int64_t len, float m, float 
   for (; i + SOFTMAX_LANES <= len; i += SOFTMAX_LANES)
     for (int j = 0; j < SOFTMAX_LANES; j++) {
       e[i + j] = actx_bf16_to_f32(x[i + j]) - m;
-      acc[j] += softmax_exp(e[i + j]);
+      acc[j] += actx_bf16_exp(e[i + j]);
     }
   for (int j = 0; i + j < len; j++) {
     e[i + j] = actx_bf16_to_f32(x[i + j]) - m;
-    acc[j] += softmax_exp(e[i + j]);
+    acc[j] += actx_bf16_exp(e[i + j]);
   }
   return softmax_lanes_sum(acc);
 }
@@ -220,7 +187,7 @@ static void softmax_cols_exp(const uint16_t *x, int64_t len, int64_t inner, int6
   for (int64_t c = 0; c < w; c++) s[c] = 0.0f;
   for (int64_t k = 0; k < len; k++)
     for (int64_t c = 0; c < w; c++) {
-      e[k * w + c] = softmax_exp(actx_bf16_to_f32(x[k * inner + c]) - m[c]);
+      e[k * w + c] = actx_bf16_exp(actx_bf16_to_f32(x[k * inner + c]) - m[c]);
       s[c] += e[k * w + c];
     }
 }
@@ -232,7 +199,7 @@ static void softmax_cols_log_exp(const uint16_t *x, int64_t len, int64_t inner, 
   for (int64_t k = 0; k < len; k++)
     for (int64_t c = 0; c < w; c++) {
       e[k * w + c] = actx_bf16_to_f32(x[k * inner + c]) - m[c];
-      s[c] += softmax_exp(e[k * w + c]);
+      s[c] += actx_bf16_exp(e[k * w + c]);
     }
 }
 
