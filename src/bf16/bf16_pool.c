@@ -200,6 +200,13 @@ static actx_status pool_shapes(const void *state, const actx_tensor *in, size_t 
   return ACTX_OK;
 }
 
+/* A windowed pool without Indices runs plane by plane on a float32 copy of the plane, padded on
+ * every side to all its windows' extent, P[d] = (out - 1) · stride + (kernel - 1) · dilation
+ * + 1, the padding (and any ceil_mode tail) holding the fold's identity: -inf for max (never
+ * greater), +0 for the sum (x + 0 is x for every x but -0, and a sum from +0 is never -0).
+ * Every output lane then takes each window position in row-major order with no bounds test,
+ * as passes over rows of lanes (all strides 1: over the whole plane at once, at the padded
+ * row pitch); AveragePool's divisor is a product of per-dim counts. */
 typedef struct pool_job {
   const pool_state *s;
   const pool_plan *p;
@@ -207,78 +214,235 @@ typedef struct pool_job {
   uint16_t *y;
   int64_t *indices;
   int64_t spatial_mul[SP]; /* Indices: each input spatial dim's multiplier */
+  int64_t padded[SP];      /* P[d] */
+  int64_t *count[SP];      /* AveragePool: each dim's positions counted, per output index */
+  float *scratch;          /* per task: chunk_planes padded planes, then the accumulators */
+  size_t scratch_per_task;
+  int64_t chunk_planes;    /* planes taken at once (all strides 1: in one run of lanes) */
 } pool_job;
 
-/* One output element at (nc, o0, o1, o2). */
-static void pool_one(const pool_job *job, int64_t nc, const int64_t *o, int64_t oi) {
-  const pool_state *s = job->s;
+/* the max fold: a NaN stays (the first met), else a greater value replaces (the first of equal
+ * values stays) */
+ACTX_BF16_VECTORISED
+static void max_pass(float *restrict acc, const float *restrict src, int64_t n, int64_t step) {
+  if (step == 1)
+    for (int64_t i = 0; i < n; i++) {
+      const float a = acc[i], v = src[i];
+      acc[i] = a == a && !(v <= a) ? v : a;
+    }
+  else
+    for (int64_t i = 0; i < n; i++) {
+      const float a = acc[i], v = src[i * step];
+      acc[i] = a == a && !(v <= a) ? v : a;
+    }
+}
+
+ACTX_BF16_VECTORISED
+static void sum_pass(float *restrict acc, const float *restrict src, int64_t n, int64_t step) {
+  if (step == 1)
+    for (int64_t i = 0; i < n; i++) acc[i] = acc[i] + src[i];
+  else
+    for (int64_t i = 0; i < n; i++) acc[i] = acc[i] + src[i * step];
+}
+
+ACTX_BF16_VECTORISED
+static void widen_row(float *restrict dst, const uint16_t *restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; i++) dst[i] = actx_bf16_to_f32(x[i]);
+}
+
+ACTX_BF16_VECTORISED
+static void fill_row(float *restrict dst, float v, int64_t n) {
+  for (int64_t i = 0; i < n; i++) dst[i] = v;
+}
+
+ACTX_BF16_VECTORISED
+static void round_row(uint16_t *restrict y, const float *restrict acc, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = actx_f32_to_bf16(acc[i]);
+}
+
+/* y (out0 x out1 x out2) from the accumulators at the padded pitches, each divided first by
+ * its window's count, c0[o0] · c1[o1] · c2[o2] as int64 then float (ORT) */
+ACTX_BF16_VECTORISED
+static void mean_plane(uint16_t *restrict y, const float *restrict acc, const int64_t *out,
+                       int64_t P1, int64_t P2, int64_t *const *count) {
+  const int64_t *c2 = count[2];
+  for (int64_t o0 = 0; o0 < out[0]; o0++)
+    for (int64_t o1 = 0; o1 < out[1]; o1++) {
+      uint16_t *yr = y + (o0 * out[1] + o1) * out[2];
+      const float *a = acc + (o0 * P1 + o1) * P2;
+      const int64_t c01 = count[0][o0] * count[1][o1];
+      for (int64_t i = 0; i < out[2]; i++) yr[i] = actx_f32_to_bf16(a[i] / (float)(c01 * c2[i]));
+    }
+}
+
+/* Lanes of accumulators (one output row, or at the padded pitches every output of a run of
+ * planes), window position by position. */
+static void pool_lanes(const pool_job *job, float *acc, const float *plane, int64_t lanes,
+                       int64_t step) {
+  const pool_plan *p = job->p;
+  const int64_t P1 = job->padded[1], P2 = job->padded[2];
+  fill_row(acc, job->s->max ? -INFINITY : 0.0f, lanes);
+  for (int64_t j0 = 0; j0 < p->kernel[0]; j0++)
+    for (int64_t j1 = 0; j1 < p->kernel[1]; j1++)
+      for (int64_t j2 = 0; j2 < p->kernel[2]; j2++) {
+        const float *src =
+            plane + (j0 * p->dilation[0] * P1 + j1 * p->dilation[1]) * P2 + j2 * p->dilation[2];
+        if (job->s->max) max_pass(acc, src, lanes, step);
+        else sum_pass(acc, src, lanes, step);
+      }
+}
+
+/* Planes [nc, nc + planes), planes <= job->chunk_planes: widened whole (one long row), then
+ * each input row copied to its place in the padded planes; the max rounded whole, then each
+ * output row copied out (a small plane's short rows cost a copy each, not a conversion). */
+static void pool_chunk(const pool_job *job, size_t task, int64_t nc, int64_t planes) {
+  const pool_plan *p = job->p;
+  const int64_t P0 = job->padded[0], P1 = job->padded[1], P2 = job->padded[2];
+  const int64_t psize = P0 * P1 * P2, in_sp = p->in[0] * p->in[1] * p->in[2],
+                out_sp = p->out[0] * p->out[1] * p->out[2];
+  float *buf = job->scratch + job->scratch_per_task * task, *acc = buf + job->chunk_planes * psize,
+        *tmp = acc + job->chunk_planes * psize;
+  fill_row(buf, job->s->max ? -INFINITY : 0.0f, planes * psize);
+  const int64_t n0 = p->in[0] < P0 - p->pad_b[0] ? p->in[0] : P0 - p->pad_b[0];
+  const int64_t n1 = p->in[1] < P1 - p->pad_b[1] ? p->in[1] : P1 - p->pad_b[1];
+  const int64_t n2 = p->in[2] < P2 - p->pad_b[2] ? p->in[2] : P2 - p->pad_b[2];
+  widen_row(tmp, job->x + nc * in_sp, planes * in_sp);
+  for (int64_t b = 0; b < planes; b++)
+    for (int64_t q0 = 0; q0 < n0; q0++)
+      for (int64_t q1 = 0; q1 < n1; q1++)
+        memcpy(buf + b * psize + ((q0 + p->pad_b[0]) * P1 + q1 + p->pad_b[1]) * P2 + p->pad_b[2],
+               tmp + b * in_sp + (q0 * p->in[1] + q1) * p->in[2], (size_t)n2 * sizeof *tmp);
+  /* at the padded pitches, lane b·psize + (o0·P1 + o1)·P2 + o2 is output (nc + b, o0, o1, o2) */
+  const int64_t lanes =
+      (planes - 1) * psize + ((p->out[0] - 1) * P1 + p->out[1] - 1) * P2 + p->out[2];
+  if (p->stride[0] == 1 && p->stride[1] == 1 && p->stride[2] == 1) {
+    /* every lane at once; those between the outputs (past out[2] in a row, ...) are computed
+     * and not used */
+    pool_lanes(job, acc, buf, lanes, 1);
+  } else {
+    fill_row(acc, 0.0f, lanes); /* the lanes between the rows, rounded below and not used */
+    for (int64_t b = 0; b < planes; b++)
+      for (int64_t o0 = 0; o0 < p->out[0]; o0++)
+        for (int64_t o1 = 0; o1 < p->out[1]; o1++)
+          pool_lanes(job, acc + b * psize + (o0 * P1 + o1) * P2,
+                     buf + b * psize + (o0 * p->stride[0] * P1 + o1 * p->stride[1]) * P2,
+                     p->out[2], p->stride[2]);
+  }
+  uint16_t *y = job->y + nc * out_sp;
+  if (!job->s->max) {
+    for (int64_t b = 0; b < planes; b++)
+      mean_plane(y + b * out_sp, acc + b * psize, p->out, P1, P2, job->count);
+    return;
+  }
+  uint16_t *rounded = (uint16_t *)tmp;
+  round_row(rounded, acc, lanes);
+  for (int64_t b = 0; b < planes; b++)
+    for (int64_t o0 = 0; o0 < p->out[0]; o0++)
+      for (int64_t o1 = 0; o1 < p->out[1]; o1++)
+        memcpy(y + ((b * p->out[0] + o0) * p->out[1] + o1) * p->out[2],
+               rounded + b * psize + (o0 * P1 + o1) * P2, (size_t)p->out[2] * sizeof *y);
+}
+
+/* The window positions j inside the input along dim d for output o: [*lo, *hi). */
+static void inside_range(const pool_plan *p, int d, int64_t o, int64_t *lo, int64_t *hi) {
+  const int64_t start = o * p->stride[d] - p->pad_b[d], dil = p->dilation[d];
+  int64_t l = start < 0 ? (-start + dil - 1) / dil : 0;
+  int64_t h = p->in[d] > start ? (p->in[d] - start + dil - 1) / dil : 0;
+  if (h > p->kernel[d]) h = p->kernel[d];
+  if (l > h) l = h;
+  *lo = l;
+  *hi = h;
+}
+
+/* MaxPool with Indices, one plane, on the bfloat16 input: each window's inside positions in
+ * row-major order (the bounds found once per output), the first NaN or the first largest. */
+static void pool_plane_indices(const pool_job *job, int64_t nc) {
   const pool_plan *p = job->p;
   const int64_t in_sp = p->in[0] * p->in[1] * p->in[2];
-  /* an empty input has no data (x NULL); nothing of it is read then */
-  const uint16_t *x = in_sp > 0 ? job->x + nc * in_sp : job->x;
-  int64_t start[SP];
-  for (int d = 0; d < SP; d++) start[d] = o[d] * p->stride[d] - p->pad_b[d];
-  float acc = s->max ? -INFINITY : 0.0f;
-  int64_t count = 0, arg = -1;
-  bool nan = false;
-  for (int64_t j0 = 0; j0 < p->kernel[0] && !nan; j0++) {
-    const int64_t q0 = start[0] + j0 * p->dilation[0];
-    if (q0 < -p->pad_b[0] || q0 >= p->in[0] + p->pad_e[0]) continue;
-    for (int64_t j1 = 0; j1 < p->kernel[1] && !nan; j1++) {
-      const int64_t q1 = start[1] + j1 * p->dilation[1];
-      if (q1 < -p->pad_b[1] || q1 >= p->in[1] + p->pad_e[1]) continue;
-      for (int64_t j2 = 0; j2 < p->kernel[2]; j2++) {
-        const int64_t q2 = start[2] + j2 * p->dilation[2];
-        if (q2 < -p->pad_b[2] || q2 >= p->in[2] + p->pad_e[2]) continue;
-        const bool inside = q0 >= 0 && q0 < p->in[0] && q1 >= 0 && q1 < p->in[1] && q2 >= 0 &&
-                            q2 < p->in[2];
-        if (s->count_include_pad || inside) count++;
-        if (!inside) continue;
-        const int64_t off = (q0 * p->in[1] + q1) * p->in[2] + q2;
-        const float v = actx_bf16_to_f32(x[off]);
-        if (s->max) {
-          if (v != v) {
-            acc = v;
-            arg = off;
-            nan = true;
-            break;
+  const uint16_t *x = job->x + nc * in_sp;
+  int64_t oi = nc * p->out[0] * p->out[1] * p->out[2];
+  for (int64_t o0 = 0; o0 < p->out[0]; o0++) {
+    int64_t l0, h0;
+    inside_range(p, 0, o0, &l0, &h0);
+    for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+      int64_t l1, h1;
+      inside_range(p, 1, o1, &l1, &h1);
+      for (int64_t o2 = 0; o2 < p->out[2]; o2++, oi++) {
+        int64_t l2, h2;
+        inside_range(p, 2, o2, &l2, &h2);
+        float acc = -INFINITY;
+        int64_t arg = -1;
+        for (int64_t j0 = l0; j0 < h0; j0++) {
+          const int64_t q0 = o0 * p->stride[0] - p->pad_b[0] + j0 * p->dilation[0];
+          for (int64_t j1 = l1; j1 < h1; j1++) {
+            const int64_t q1 = o1 * p->stride[1] - p->pad_b[1] + j1 * p->dilation[1];
+            const int64_t row = (q0 * p->in[1] + q1) * p->in[2];
+            for (int64_t j2 = l2; j2 < h2; j2++) {
+              const int64_t off =
+                  row + o2 * p->stride[2] - p->pad_b[2] + j2 * p->dilation[2];
+              const float v = actx_bf16_to_f32(x[off]);
+              if (v != v) {
+                acc = v;
+                arg = off;
+                goto done;
+              }
+              if (arg < 0 || v > acc) {
+                acc = v;
+                arg = off;
+              }
+            }
           }
-          if (arg < 0 || v > acc) {
-            acc = v;
-            arg = off;
-          }
-        } else {
-          acc += v;
         }
+      done:
+        job->y[oi] = actx_f32_to_bf16(acc);
+        int64_t idx = nc * in_sp;
+        if (arg >= 0) {
+          const int64_t q[SP] = {arg / (p->in[1] * p->in[2]), (arg / p->in[2]) % p->in[1],
+                                 arg % p->in[2]};
+          for (int d = 0; d < SP; d++) idx += q[d] * job->spatial_mul[d];
+        }
+        job->indices[oi] = idx;
       }
     }
   }
-  job->y[oi] = actx_f32_to_bf16(s->max ? acc : acc / (float)count);
-  if (job->indices != NULL) {
-    int64_t idx = nc * in_sp;
-    if (arg >= 0) {
-      const int64_t q[SP] = {arg / (p->in[1] * p->in[2]), (arg / p->in[2]) % p->in[1],
-                             arg % p->in[2]};
-      for (int d = 0; d < SP; d++) idx += q[d] * job->spatial_mul[d];
+}
+
+/* A global pool, one plane: the sum sequential, the max the first NaN or the first largest. */
+static void pool_plane_global(const pool_job *job, int64_t nc) {
+  const int64_t n = job->p->in[0];
+  const uint16_t *x = n > 0 ? job->x + nc * n : job->x;
+  float acc = job->s->max ? -INFINITY : 0.0f;
+  if (job->s->max) {
+    for (int64_t i = 0; i < n; i++) {
+      const float v = actx_bf16_to_f32(x[i]);
+      if (v != v) {
+        acc = v;
+        break;
+      }
+      if (v > acc) acc = v;
     }
-    job->indices[oi] = idx;
+  } else {
+    for (int64_t i = 0; i < n; i++) acc += actx_bf16_to_f32(x[i]);
+    acc /= (float)n;
   }
+  job->y[nc] = actx_f32_to_bf16(acc);
 }
 
 static void pool_range(const void *ctx, size_t task, int64_t begin, int64_t end) {
-  (void)task;
   const pool_job *job = ctx;
-  const pool_plan *p = job->p;
-  const int64_t per_nc = p->out[0] * p->out[1] * p->out[2];
-  for (int64_t oi = begin; oi < end; oi++) {
-    const int64_t nc = oi / per_nc, r = oi % per_nc;
-    const int64_t o[SP] = {r / (p->out[1] * p->out[2]), (r / p->out[2]) % p->out[1],
-                           r % p->out[2]};
-    pool_one(job, nc, o, oi);
+  if (!job->s->global && job->indices == NULL) {
+    for (int64_t nc = begin; nc < end; nc += job->chunk_planes)
+      pool_chunk(job, task, nc, end - nc < job->chunk_planes ? end - nc : job->chunk_planes);
+    return;
+  }
+  for (int64_t nc = begin; nc < end; nc++) {
+    if (job->s->global) pool_plane_global(job, nc);
+    else pool_plane_indices(job, nc);
   }
 }
 
 #define POOL_MIN_WORK_PER_TASK 16384
+#define POOL_CHUNK_FLOATS 2048
 
 static bool same_shape(const actx_shape *a, const actx_shape *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, a->rank * sizeof a->dims[0]) == 0;
@@ -302,7 +466,8 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
   if (out[0].data == NULL || (want_indices && out[1].data == NULL) ||
       (in_sp > 0 && in[0].data == NULL))
     return actx_bf16_fail(why, "pooling tensor has no data");
-  pool_job job = {s, &p, in[0].data, out[0].data, want_indices ? out[1].data : NULL, {0}};
+  pool_job job = {.s = s, .p = &p, .x = in[0].data, .y = out[0].data,
+                  .indices = want_indices ? out[1].data : NULL};
   /* Indices' spatial multipliers, over the input's real spatial dims (the global pools have no
    * Indices) */
   for (size_t d = 0; d < SP; d++) {
@@ -314,8 +479,46 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
     job.spatial_mul[d] = m;
   }
   const int64_t work = n * p.kernel[0] * p.kernel[1] * p.kernel[2];
-  const size_t tasks = actx_bf16_tasks(par, work, n, POOL_MIN_WORK_PER_TASK);
-  actx_bf16_run_split(par, tasks, n, pool_range, &job);
+  const size_t tasks = actx_bf16_tasks(par, work, p.nc, POOL_MIN_WORK_PER_TASK);
+  int64_t *counts = NULL;
+  if (!s->global && !want_indices) {
+    int64_t plane = 1;
+    for (int d = 0; d < SP; d++) {
+      job.padded[d] = (p.out[d] - 1) * p.stride[d] + (p.kernel[d] - 1) * p.dilation[d] + 1;
+      plane *= job.padded[d];
+    }
+    /* as many planes at once as fill POOL_CHUNK_FLOATS (a plane at least), then the
+     * accumulators: pool_chunk's lanes, at most as many */
+    job.chunk_planes = plane < POOL_CHUNK_FLOATS ? POOL_CHUNK_FLOATS / plane : 1;
+    /* the padded planes, the accumulators, and the widened input (or the rounded output) */
+    job.scratch_per_task =
+        (size_t)((2 * plane + (in_sp > plane ? in_sp : plane)) * job.chunk_planes);
+    job.scratch = malloc(tasks * job.scratch_per_task * sizeof *job.scratch);
+    counts = malloc((size_t)(p.out[0] + p.out[1] + p.out[2]) * sizeof *counts);
+    if (job.scratch == NULL || counts == NULL) {
+      free(job.scratch);
+      free(counts);
+      return ACTX_ERROR_OUT_OF_MEMORY;
+    }
+    for (int d = 0, at = 0; d < SP; at += (int)p.out[d], d++) {
+      job.count[d] = counts + at;
+      /* the positions counted: inside the input, or (count_include_pad) inside it and its
+       * pads, never past the end pad */
+      const int64_t lo = s->count_include_pad ? -p.pad_b[d] : 0,
+                    hi = s->count_include_pad ? p.in[d] + p.pad_e[d] : p.in[d];
+      for (int64_t o = 0; o < p.out[d]; o++) {
+        int64_t c = 0;
+        for (int64_t j = 0; j < p.kernel[d]; j++) {
+          const int64_t q = o * p.stride[d] - p.pad_b[d] + j * p.dilation[d];
+          c += q >= lo && q < hi;
+        }
+        job.count[d][o] = c;
+      }
+    }
+  }
+  actx_bf16_run_split(par, tasks, p.nc, pool_range, &job);
+  free(job.scratch);
+  free(counts);
   return ACTX_OK;
 }
 

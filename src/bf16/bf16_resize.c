@@ -219,12 +219,15 @@ static int64_t resize_nearest_index(resize_nearest m, float c, int64_t len_in) {
 }
 
 /* Per output dim and output coordinate: the two input indices and their weights (nearest: one
- * index, weight 1). A dim whose map is the identity is marked, and not interpolated. */
+ * index, weight 1; a dim whose map is the identity has lo = hi = the coordinate). */
 typedef struct resize_axis {
-  bool identity;
   int64_t *lo, *hi;
   float *w_lo, *w_hi;
 } resize_axis;
+
+/* How the innermost dim's nearest indices map an input row to an output row: a copy, each
+ * input element repeated `factor` times (an integer upsampling), or any other table. */
+typedef enum resize_row_kind { ROW_COPY, ROW_REPEAT, ROW_GATHER } resize_row_kind;
 
 typedef struct resize_job {
   const resize_state *s;
@@ -232,46 +235,119 @@ typedef struct resize_job {
   resize_axis ax[ACTX_BF16_MAX_RANK];
   int64_t in_stride[ACTX_BF16_MAX_RANK];
   size_t interp[ACTX_BF16_MAX_RANK], n_interp; /* the interpolated dims, innermost first */
+  int64_t row_len;                             /* the output's innermost dim */
+  resize_row_kind row_kind;
+  int64_t factor; /* ROW_REPEAT's */
+  float *scratch; /* per task: 2 · row_len floats (linear) */
   const uint16_t *x;
   uint16_t *y;
 } resize_job;
 
+ACTX_BF16_VECTORISED
+static void row_gather(uint16_t *restrict y, const uint16_t *restrict x,
+                       const int64_t *restrict idx, int64_t n) {
+  for (int64_t o = 0; o < n; o++) y[o] = x[idx[o]];
+}
+
+ACTX_BF16_VECTORISED
+static void row_repeat2(uint16_t *restrict y, const uint16_t *restrict x, int64_t n_in) {
+  for (int64_t i = 0; i < n_in; i++) {
+    y[2 * i] = x[i];
+    y[2 * i + 1] = x[i];
+  }
+}
+
+static void row_repeat(uint16_t *restrict y, const uint16_t *restrict x, int64_t n_in,
+                       int64_t factor) {
+  if (factor == 2) {
+    row_repeat2(y, x, n_in);
+    return;
+  }
+  for (int64_t i = 0; i < n_in; i++)
+    for (int64_t t = 0; t < factor; t++) y[i * factor + t] = x[i];
+}
+
+/* w[o] = (first ? first[o] : 1) · ws[0] · ws[1] ..., multiplied in that order */
+ACTX_BF16_VECTORISED
+static void corner_weights(float *restrict w, const float *restrict first, int64_t n) {
+  if (first != NULL)
+    for (int64_t o = 0; o < n; o++) w[o] = first[o];
+  else
+    for (int64_t o = 0; o < n; o++) w[o] = 1.0f;
+}
+
+ACTX_BF16_VECTORISED
+static void scale_row(float *restrict w, float ws, int64_t n) {
+  for (int64_t o = 0; o < n; o++) w[o] *= ws;
+}
+
+/* acc[o] += w[o] · x[idx[o]] */
+ACTX_BF16_VECTORISED
+static void corner_accumulate(float *restrict acc, const float *restrict w,
+                              const uint16_t *restrict x, const int64_t *restrict idx,
+                              int64_t n) {
+  for (int64_t o = 0; o < n; o++) acc[o] += w[o] * actx_bf16_to_f32(x[idx[o]]);
+}
+
+ACTX_BF16_VECTORISED
+static void row_round(uint16_t *restrict y, const float *restrict acc, int64_t n) {
+  for (int64_t o = 0; o < n; o++) y[o] = actx_f32_to_bf16(acc[o]);
+}
+
+/* Output rows [begin, end) (every dim but the innermost): each row's input row found by an
+ * odometer over the outer coordinates (no division per element); a nearest row whose input row
+ * is the previous row's is that row copied. */
 static void resize_range(const void *ctx, size_t task, int64_t begin, int64_t end) {
-  (void)task;
   const resize_job *job = ctx;
   const resize_plan *p = job->p;
-  const size_t r = p->in.rank;
-  for (int64_t o = begin; o < end; o++) {
-    int64_t rem = o, base = 0;
-    int64_t coord[ACTX_BF16_MAX_RANK];
-    for (size_t d = r; d-- > 0;) {
-      coord[d] = rem % p->out.dims[d];
-      rem /= p->out.dims[d];
-      const resize_axis *a = &job->ax[d];
-      base += (a->identity ? coord[d] : a->lo[coord[d]]) * job->in_stride[d];
-    }
-    if (!job->s->linear || job->n_interp == 0) {
-      job->y[o] = job->x[base];
-      continue;
-    }
-    /* corners: bit j of c picks hi along interp[j]; base already holds lo everywhere */
-    float acc = 0.0f;
-    for (unsigned c = 0; c < (1u << job->n_interp); c++) {
-      float w = 1.0f;
-      int64_t off = base;
-      for (size_t j = 0; j < job->n_interp; j++) {
-        const size_t d = job->interp[j];
-        const resize_axis *a = &job->ax[d];
-        if (c & (1u << j)) {
-          w *= a->w_hi[coord[d]];
-          off += (a->hi[coord[d]] - a->lo[coord[d]]) * job->in_stride[d];
-        } else {
-          w *= a->w_lo[coord[d]];
+  const size_t r = p->in.rank, last = r - 1;
+  const int64_t len = job->row_len;
+  const resize_axis *in_ax = &job->ax[last];
+  int64_t coord[ACTX_BF16_MAX_RANK] = {0};
+  for (int64_t rem = begin, d = (int64_t)last; d-- > 0;) {
+    coord[d] = rem % p->out.dims[d];
+    rem /= p->out.dims[d];
+  }
+  const bool linear = job->s->linear && job->n_interp > 0;
+  const bool inner_interp = linear && job->interp[0] == last;
+  float *acc = job->scratch + 2 * (size_t)len * task, *w = acc + len;
+  int64_t prev_off = -1;
+  for (int64_t row = begin; row < end; row++) {
+    int64_t off = 0;
+    for (size_t d = 0; d < last; d++) off += job->ax[d].lo[coord[d]] * job->in_stride[d];
+    uint16_t *y = job->y + row * len;
+    const uint16_t *x = job->x + off;
+    if (!linear) {
+      if (off == prev_off) memcpy(y, y - len, (size_t)len * sizeof *y);
+      else if (job->row_kind == ROW_COPY) memcpy(y, x, (size_t)len * sizeof *y);
+      else if (job->row_kind == ROW_REPEAT) row_repeat(y, x, len / job->factor, job->factor);
+      else row_gather(y, x, in_ax->lo, len);
+      prev_off = off;
+    } else {
+      /* corners: bit j of c picks hi along interp[j]; off holds lo everywhere */
+      memset(acc, 0, (size_t)len * sizeof *acc);
+      for (unsigned c = 0; c < (1u << job->n_interp); c++) {
+        int64_t coff = off;
+        const bool hi_inner = inner_interp && (c & 1u);
+        corner_weights(w, inner_interp ? (hi_inner ? in_ax->w_hi : in_ax->w_lo) : NULL, len);
+        for (size_t j = inner_interp ? 1 : 0; j < job->n_interp; j++) {
+          const size_t d = job->interp[j];
+          const resize_axis *a = &job->ax[d];
+          if (c & (1u << j)) {
+            scale_row(w, a->w_hi[coord[d]], len);
+            coff += (a->hi[coord[d]] - a->lo[coord[d]]) * job->in_stride[d];
+          } else {
+            scale_row(w, a->w_lo[coord[d]], len);
+          }
         }
+        corner_accumulate(acc, w, job->x + coff, hi_inner ? in_ax->hi : in_ax->lo, len);
       }
-      acc += w * actx_bf16_to_f32(job->x[off]);
+      row_round(y, acc, len);
     }
-    job->y[o] = actx_f32_to_bf16(acc);
+    for (size_t d = last; d-- > 0;) {
+      if (++coord[d] < p->out.dims[d]) break;
+      coord[d] = 0;
+    }
   }
 }
 
@@ -293,6 +369,8 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
     return actx_bf16_fail(why, "Resize tensor has no data");
   const size_t r = p.in.rank;
   resize_job job = {.s = s, .p = &p, .x = in[0].data, .y = out[0].data};
+  job.row_len = p.out.dims[r - 1];
+  const int64_t rows = n / job.row_len;
   int64_t total = 0;
   for (size_t d = 0; d < r; d++) total += p.out.dims[d];
   int64_t *ibuf = malloc((size_t)total * 2 * sizeof(int64_t));
@@ -315,14 +393,14 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
     a->w_lo = wbuf + 2 * at;
     a->w_hi = a->w_lo + lo_n;
     at += lo_n;
-    a->identity = true;
+    bool identity = true;
     for (int64_t i = 0; i < lo_n; i++) {
       const float c = resize_coordinate(s->coord, (float)i, p.scale[d], lo_n, li);
       if (!s->linear) {
         a->lo[i] = a->hi[i] = resize_nearest_index(s->nearest, c, li);
         a->w_lo[i] = 1.0f;
         a->w_hi[i] = 0.0f;
-        a->identity &= a->lo[i] == i;
+        identity &= a->lo[i] == i;
         continue;
       }
       const float cc = c < 0.0f ? 0.0f : c > (float)(li - 1) ? (float)(li - 1) : c;
@@ -336,9 +414,11 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
         a->w_lo[i] = fabsf(cc - (float)hi);
         a->w_hi[i] = fabsf(cc - (float)lo);
       }
-      a->identity &= lo_n == li && cc == (float)i;
+      identity &= lo_n == li && cc == (float)i;
     }
-    if (!a->identity && s->linear) job.interp[job.n_interp++] = d;
+    if (identity) /* not interpolated: the coordinate itself (lo is already it when nearest) */
+      for (int64_t i = 0; i < lo_n; i++) a->lo[i] = a->hi[i] = i;
+    if (!identity && s->linear) job.interp[job.n_interp++] = d;
   }
   /* innermost first */
   for (size_t i = 0; i < job.n_interp / 2; i++) {
@@ -351,8 +431,28 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
     free(wbuf);
     return actx_bf16_fail(why, "Resize linear over more than 16 dims");
   }
-  const size_t tasks = actx_bf16_tasks(par, n, n, RESIZE_MIN_ELEMENTS_PER_TASK);
-  actx_bf16_run_split(par, tasks, n, resize_range, &job);
+  /* the innermost dim's row map, for the nearest rows */
+  const int64_t li = p.in.dims[r - 1], *lo = job.ax[r - 1].lo;
+  job.factor = li > 0 && job.row_len % li == 0 ? job.row_len / li : 0;
+  bool copy = job.row_len == li, repeat = job.factor > 0;
+  for (int64_t i = 0; i < job.row_len && (copy || repeat); i++) {
+    copy &= lo[i] == i;
+    repeat &= lo[i] == i / job.factor;
+  }
+  job.row_kind = copy ? ROW_COPY : repeat ? ROW_REPEAT : ROW_GATHER;
+  const size_t tasks = actx_bf16_tasks(par, n, rows, RESIZE_MIN_ELEMENTS_PER_TASK);
+  float *scratch = NULL;
+  if (s->linear && job.n_interp > 0) {
+    scratch = malloc(tasks * 2 * (size_t)job.row_len * sizeof *scratch);
+    if (scratch == NULL) {
+      free(ibuf);
+      free(wbuf);
+      return ACTX_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  job.scratch = scratch;
+  actx_bf16_run_split(par, tasks, rows, resize_range, &job);
+  free(scratch);
   free(ibuf);
   free(wbuf);
   return ACTX_OK;

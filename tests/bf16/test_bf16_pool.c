@@ -277,6 +277,29 @@ static void test_known(void) {
     CHECK(out[0].shape.dims[2] == 1 && *(uint16_t *)out[0].data == bf(11));
     outputs_free(out, 2);
   }
+  /* between equal values the first met: -0 and +0 compare equal, so a window of zeros (the
+   * rest negative) gives the sign of its first zero, in row-major window order; with and
+   * without Indices (two code paths), and a stride of 2 (a third) */
+  for (int ind = 0; ind < 2; ind++)
+    for (int stride = 1; stride <= 2; stride++) {
+      const uint16_t z[8] = {bf(-1), 0x8000, 0x0000, bf(-2), 0x0000, 0x8000, bf(-3), bf(-4)};
+      pool_cfg zc = {.op = ACTX_BF16_OP_MAX_POOL, .k = 2, .kernel = {1, 3},
+                     .stride = {1, stride}, .dil = {1, 1}, .pb = {0, 1}, .pe = {0, 1},
+                     .ceil_mode = -1, .count_include_pad = -1, .storage_order = -1,
+                     .set_strides = true, .set_pads = true, .indices = ind == 1};
+      const int64_t dz[4] = {1, 1, 1, 8};
+      actx_tensor zin[1] = {tensor_bf16(shape_of(4, dz), (uint16_t *)z)};
+      n = cfg_node(&zc);
+      CHECK(run_node(&n, zin, 1, out, n.n_outputs, NULL, &why) == ACTX_OK);
+      if (out[0].data) {
+        /* windows (pad, -1, -0) (-1, -0, +0) (-0, +0, -2) (+0, -2, +0) (-2, +0, -0) ... */
+        const uint16_t want[8] = {0x8000, 0x8000, 0x8000, 0x0000, 0x0000, 0x0000, 0x8000,
+                                  bf(-3)};
+        const uint16_t *y = out[0].data;
+        for (int64_t i = 0; i < out[0].shape.dims[3]; i++) CHECK(y[i] == want[i * stride]);
+        outputs_free(out, n.n_outputs);
+      }
+    }
   /* ONNX's averagepool_2d_pads_count_include_pad: 5x5 of 1..25, kernel 3, pads 2 -> 7x7;
    * the corner is (1 + 2 + 6 + 7) / 9 with the pads counted, / 4 without */
   for (int i = 0; i < 25; i++) x[i] = bf((float)(i + 1));
