@@ -34,7 +34,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
+# numpy's BLAS pool would start a thread a core that polls beside the sessions' threads; the
+# section times ORT, not numpy (set before numpy loads it).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import numpy as np  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "models" / "manifest.txt"
