@@ -793,6 +793,14 @@ bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) {
   return op != NULL && op->wei_reorder != NULL;
 }
 
+/* The next `bytes` of a run's block of temporaries (NULL for none: the block may be NULL). */
+static char *take(char **cursor, size_t bytes) {
+  if (bytes == 0) return NULL;
+  char *p = *cursor;
+  *cursor += bytes;
+  return p;
+}
+
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
                           const float *bias, float *dst, const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
@@ -802,9 +810,10 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   char *block = NULL;
   if (bytes > 0 && (block = aligned_alloc(ALIGN, bytes)) == NULL)
     return fail(why, "out of memory", ACTX_ERROR_OUT_OF_MEMORY);
-  char *scratch = block, *wide_src = scratch + op->scratch_bytes;
-  char *wide_wei = wide_src + op->wide_src_bytes, *src_tmp = wide_wei + op->wide_wei_bytes;
-  char *wei_tmp = src_tmp + op->src_bytes, *dst_tmp = wei_tmp + op->wei_bytes;
+  char *cursor = block;
+  char *scratch = take(&cursor, op->scratch_bytes), *wide_src = take(&cursor, op->wide_src_bytes);
+  char *wide_wei = take(&cursor, op->wide_wei_bytes), *src_tmp = take(&cursor, op->src_bytes);
+  char *wei_tmp = take(&cursor, op->wei_bytes), *dst_tmp = take(&cursor, op->dst_bytes);
   if (op->wide_src != NULL) {
     widen(src, (float *)wide_src, op->src_span);
     from_src = wide_src;

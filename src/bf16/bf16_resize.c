@@ -310,7 +310,9 @@ static void resize_range(const void *ctx, size_t task, int64_t begin, int64_t en
   }
   const bool linear = job->s->linear && job->n_interp > 0;
   const bool inner_interp = linear && job->interp[0] == last;
-  float *acc = job->scratch + 2 * (size_t)len * task, *w = acc + len;
+  /* a linear run's two rows of scratch a task (a nearest run has none) */
+  float *acc = job->scratch != NULL ? job->scratch + 2 * (size_t)len * task : NULL;
+  float *w = acc != NULL ? acc + len : NULL;
   int64_t prev_off = -1;
   for (int64_t row = begin; row < end; row++) {
     int64_t off = 0;
