@@ -215,6 +215,12 @@ def session(arm: str, model: pathlib.Path, threads: int) -> Any:
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.add_session_config_entry(RECORD_ASSIGNMENT, "1")
+    # The arms' sessions share this process and its cores, each with its own intra-op pool,
+    # whose threads spin for a while after every Run(): an idle arm's spinning pool would take
+    # the cores from the arm being timed (ORT alone ran slower at 2 threads than at 1). All
+    # arms alike, as `actx ab` does (tools/actx/ab_eps.c).
+    if threads != 1:
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if arm in ("ort-f32", "ort-bf16"):
         return ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
     if arm == "actx-bf16":
