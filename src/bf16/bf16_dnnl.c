@@ -145,6 +145,14 @@ static int one_thread_begin(void) {
   return previous;
 }
 static void one_thread_end(int previous) { omp_set_num_threads(previous); }
+/* An entry point's body: returns `call` (an actx_status), made on one OpenMP thread. */
+#define RETURN_ON_ONE_THREAD(call)             \
+  do {                                         \
+    const int previous_ = one_thread_begin();  \
+    const actx_status status_ = (call);        \
+    one_thread_end(previous_);                 \
+    return status_;                            \
+  } while (0)
 
 #define ALIGN 64
 
@@ -561,10 +569,7 @@ static actx_status pack_matmul_weights(const actx_dnnl_matmul_shape *s, const ui
 
 actx_status actx_dnnl_matmul_pack(const actx_dnnl_matmul_shape *s, const uint16_t *b,
                                   actx_dnnl_weights **out, const char **why) {
-  const int previous = one_thread_begin();
-  const actx_status st = pack_matmul_weights(s, b, out, why);
-  one_thread_end(previous);
-  return st;
+  RETURN_ON_ONE_THREAD(pack_matmul_weights(s, b, out, why));
 }
 
 static actx_status pack_conv_weights(const actx_dnnl_conv_shape *s, const uint16_t *w,
@@ -584,10 +589,7 @@ static actx_status pack_conv_weights(const actx_dnnl_conv_shape *s, const uint16
 
 actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *s, const uint16_t *w,
                                 actx_dnnl_weights **out, const char **why) {
-  const int previous = one_thread_begin();
-  const actx_status st = pack_conv_weights(s, w, out, why);
-  one_thread_end(previous);
-  return st;
+  RETURN_ON_ONE_THREAD(pack_conv_weights(s, w, out, why));
 }
 
 size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *w) { return w != NULL ? w->bytes : 0; }
@@ -734,10 +736,7 @@ static actx_status make_matmul_op(const actx_dnnl_matmul_shape *s,
 actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *s,
                                     const actx_dnnl_weights *weights, actx_dnnl_op **out,
                                     const char **why) {
-  const int previous = one_thread_begin();
-  const actx_status st = make_matmul_op(s, weights, out, why);
-  one_thread_end(previous);
-  return st;
+  RETURN_ON_ONE_THREAD(make_matmul_op(s, weights, out, why));
 }
 
 static actx_status make_conv_op(const actx_dnnl_conv_shape *s, const actx_dnnl_weights *weights,
@@ -781,10 +780,7 @@ static actx_status make_conv_op(const actx_dnnl_conv_shape *s, const actx_dnnl_w
 actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *s,
                                   const actx_dnnl_weights *weights, actx_dnnl_op **out,
                                   const char **why) {
-  const int previous = one_thread_begin();
-  const actx_status st = make_conv_op(s, weights, out, why);
-  one_thread_end(previous);
-  return st;
+  RETURN_ON_ONE_THREAD(make_conv_op(s, weights, out, why));
 }
 
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return op != NULL ? op->impl : ""; }

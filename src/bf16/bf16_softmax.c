@@ -105,37 +105,34 @@ static float softmax_row_max(const uint16_t *x, int64_t len) {
 }
 
 /* Along the last axis: e[i] = exp(x_i - m) (Softmax) or x_i - m (LogSoftmax); both return
- * Σ exp(x_i - m), added in lanes. One function a kind: the vectoriser takes no branch inside. */
-ACTX_BF16_VECTORISED
-static float softmax_row_exp(const uint16_t *x, int64_t len, float m, float *e) {
+ * Σ exp(x_i - m), added in lanes. One function a kind (the body inlined with `log` constant):
+ * the vectoriser takes no branch inside. */
+static inline __attribute__((always_inline)) float softmax_row_exp_body(
+    bool log, const uint16_t *x, int64_t len, float m, float *e) {
   float acc[SOFTMAX_LANES] = {0};
   int64_t i = 0;
   for (; i + SOFTMAX_LANES <= len; i += SOFTMAX_LANES)
     for (int j = 0; j < SOFTMAX_LANES; j++) {
-      e[i + j] = actx_bf16_exp(actx_bf16_to_f32(x[i + j]) - m);
-      acc[j] += e[i + j];
+      const float d = actx_bf16_to_f32(x[i + j]) - m, ed = actx_bf16_exp(d);
+      e[i + j] = log ? d : ed;
+      acc[j] += ed;
     }
   for (int j = 0; i + j < len; j++) {
-    e[i + j] = actx_bf16_exp(actx_bf16_to_f32(x[i + j]) - m);
-    acc[j] += e[i + j];
+    const float d = actx_bf16_to_f32(x[i + j]) - m, ed = actx_bf16_exp(d);
+    e[i + j] = log ? d : ed;
+    acc[j] += ed;
   }
   return softmax_lanes_sum(acc);
 }
 
 ACTX_BF16_VECTORISED
+static float softmax_row_exp(const uint16_t *x, int64_t len, float m, float *e) {
+  return softmax_row_exp_body(false, x, len, m, e);
+}
+
+ACTX_BF16_VECTORISED
 static float softmax_row_log_exp(const uint16_t *x, int64_t len, float m, float *e) {
-  float acc[SOFTMAX_LANES] = {0};
-  int64_t i = 0;
-  for (; i + SOFTMAX_LANES <= len; i += SOFTMAX_LANES)
-    for (int j = 0; j < SOFTMAX_LANES; j++) {
-      e[i + j] = actx_bf16_to_f32(x[i + j]) - m;
-      acc[j] += actx_bf16_exp(e[i + j]);
-    }
-  for (int j = 0; i + j < len; j++) {
-    e[i + j] = actx_bf16_to_f32(x[i + j]) - m;
-    acc[j] += actx_bf16_exp(e[i + j]);
-  }
-  return softmax_lanes_sum(acc);
+  return softmax_row_exp_body(true, x, len, m, e);
 }
 
 /* y_i = e_i / s (Softmax) or e_i - ls (LogSoftmax, e_i = d_i, ls = log s) */
@@ -181,26 +178,30 @@ static void softmax_cols_max(const uint16_t *x, int64_t len, int64_t inner, int6
       m[c] = softmax_max_step(m[c], actx_bf16_to_f32(x[k * inner + c]));
 }
 
-ACTX_BF16_VECTORISED
-static void softmax_cols_exp(const uint16_t *x, int64_t len, int64_t inner, int64_t w,
-                             const float *restrict m, float *restrict s, float *restrict e) {
+/* e = exp(x - m) (Softmax) or x - m (LogSoftmax) column by column, s the columns' sums of
+ * exp(x - m) in axis order; one function a kind, as for rows. */
+static inline __attribute__((always_inline)) void softmax_cols_exp_body(
+    bool log, const uint16_t *x, int64_t len, int64_t inner, int64_t w, const float *restrict m,
+    float *restrict s, float *restrict e) {
   for (int64_t c = 0; c < w; c++) s[c] = 0.0f;
   for (int64_t k = 0; k < len; k++)
     for (int64_t c = 0; c < w; c++) {
-      e[k * w + c] = actx_bf16_exp(actx_bf16_to_f32(x[k * inner + c]) - m[c]);
-      s[c] += e[k * w + c];
+      const float d = actx_bf16_to_f32(x[k * inner + c]) - m[c], ed = actx_bf16_exp(d);
+      e[k * w + c] = log ? d : ed;
+      s[c] += ed;
     }
+}
+
+ACTX_BF16_VECTORISED
+static void softmax_cols_exp(const uint16_t *x, int64_t len, int64_t inner, int64_t w,
+                             const float *restrict m, float *restrict s, float *restrict e) {
+  softmax_cols_exp_body(false, x, len, inner, w, m, s, e);
 }
 
 ACTX_BF16_VECTORISED
 static void softmax_cols_log_exp(const uint16_t *x, int64_t len, int64_t inner, int64_t w,
                                  const float *restrict m, float *restrict s, float *restrict e) {
-  for (int64_t c = 0; c < w; c++) s[c] = 0.0f;
-  for (int64_t k = 0; k < len; k++)
-    for (int64_t c = 0; c < w; c++) {
-      e[k * w + c] = actx_bf16_to_f32(x[k * inner + c]) - m[c];
-      s[c] += actx_bf16_exp(e[k * w + c]);
-    }
+  softmax_cols_exp_body(true, x, len, inner, w, m, s, e);
 }
 
 ACTX_BF16_VECTORISED
