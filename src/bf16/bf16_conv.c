@@ -251,7 +251,7 @@ typedef struct slabs_job {
   const actx_dnnl_conv_shape *whole;
   const uint16_t *x, *w; /* w: NULL when packed */
   const float *bias;
-  uint16_t *y;
+  float *acc;
   int64_t rows_per_task;
   actx_status status[SLAB_MAX_TASKS];
   const char *why[SLAB_MAX_TASKS];
@@ -293,12 +293,7 @@ static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, const ch
   actx_dnnl_op *op = NULL;
   actx_status st = actx_dnnl_cache_conv(j->cache, &shape, &op, why);
   if (st != ACTX_OK) return st;
-  /* the slab's float32 sums in oneDNN's layout, rounded once into its rows of Y */
-  float *result = malloc(actx_dnnl_op_result_bytes(op) + 1);
-  if (result == NULL) st = ACTX_ERROR_OUT_OF_MEMORY;
-  if (st == ACTX_OK) st = actx_dnnl_run(op, j->x + x_offset, j->w, j->bias, result, why);
-  if (st == ACTX_OK) actx_dnnl_op_round(op, result, j->y + y_offset);
-  free(result);
+  st = actx_dnnl_run(op, j->x + x_offset, j->w, j->bias, j->acc + y_offset, why);
   actx_dnnl_cache_release(j->cache, op);
   return st;
 }
@@ -360,25 +355,27 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     if (bias == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m; i++) bias[i] = actx_bf16_to_f32(((const uint16_t *)in[2].data)[i]);
   }
+  float *acc = malloc(count * sizeof *acc);
+  if (acc == NULL) {
+    if (bias != s->bias) free(bias);
+    return ACTX_ERROR_OUT_OF_MEMORY;
+  }
+  const size_t plane = count / ((size_t)y.dims[0] * m);
   if (empty_sum) {
-    /* no input channel, or an input of padding only: the bias alone, rounded */
-    float *acc = malloc(count * sizeof *acc);
-    if (acc == NULL) st = ACTX_ERROR_OUT_OF_MEMORY;
-    const size_t plane = count / ((size_t)y.dims[0] * m);
-    for (size_t i = 0; acc != NULL && i < count; i++)
-      acc[i] = bias != NULL ? bias[i / plane % m] : 0.0f;
-    if (acc != NULL) actx_dnnl_round(acc, out[0].data, count, par);
-    free(acc);
+    /* no input channel, or an input of padding only: the bias alone */
+    for (size_t i = 0; i < count; i++) acc[i] = bias != NULL ? bias[i / plane % m] : 0.0f;
   } else {
     const slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
                            .whole = &cs,
                            .x = in[0].data,
                            .w = s->w_packed ? NULL : in[1].data,
                            .bias = bias,
-                           .y = out[0].data};
+                           .acc = acc};
     st = run_slabs(&job, par, why);
   }
   if (bias != s->bias) free(bias);
+  if (st == ACTX_OK) actx_dnnl_round(acc, out[0].data, count, par);
+  free(acc);
   return st;
 }
 

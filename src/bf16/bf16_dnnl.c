@@ -89,8 +89,6 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
 }
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
 bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) { return false; }
-size_t actx_dnnl_op_result_bytes(const actx_dnnl_op *op) { return 0; }
-void actx_dnnl_op_round(const actx_dnnl_op *op, const float *result, uint16_t *y) {}
 void actx_dnnl_op_destroy(actx_dnnl_op *op) {}
 actx_dnnl_cache *actx_dnnl_cache_create(actx_dnnl_weights *weights) {
   actx_dnnl_weights_destroy(weights);
@@ -170,15 +168,6 @@ struct actx_dnnl_weights {
   size_t bytes;
 };
 
-/* A float32 result of dims [N, C, spatial...] whose element (n, c, p) (p: the spatial position,
- * row-major) sits at n·batch + (c / block)·channel_blocks + (c % block) + p·pixel: oneDNN's
- * dense (block 1, pixel 1), channels-last (block 1, pixel C) and channel-blocked ones
- * (aBcd16b: block 16, pixel 16). */
-typedef struct result_layout {
-  int64_t batch_count, channels, pixels;
-  int64_t batch, channel_blocks, block, pixel;
-} result_layout;
-
 struct actx_dnnl_op {
   dnnl_primitive_t prim;
   /* what the caller passes: plain bfloat16 src and weights (or the packed weights), f32 dst */
@@ -199,12 +188,6 @@ struct actx_dnnl_op {
    * another (packed for a guessed shape): owned, NULL when the caller's serve as they are */
   actx_dnnl_weights *own_wei;
   char impl[64];
-  /* a convolution's result as a run leaves it (float32, in the primitive's own layout where
-   * result_layout() reads it, else reordered to dense) and where its rounding goes (y_strides:
-   * the caller's bfloat16 output, in elements) */
-  bool keeps_result_layout;
-  result_layout result;
-  int64_t y_strides[5];
 };
 
 static actx_status fail(const char **why, const char *message, actx_status status) {
@@ -633,42 +616,6 @@ void actx_dnnl_op_destroy(actx_dnnl_op *op) {
   free(op);
 }
 
-/* Whether md (float32, [N, C, spatial...]) is a layout result_layout describes, and how. */
-static bool layout_of(const_dnnl_memory_desc_t md, result_layout *l) {
-  int nd = 0, inner = 0;
-  dnnl_format_kind_t kind = dnnl_format_kind_undef;
-  const dnnl_dims_t *dims = NULL, *strides = NULL, *blks = NULL, *idxs = NULL;
-  if (dnnl_memory_desc_query(md, dnnl_query_format_kind, &kind) != dnnl_success ||
-      kind != dnnl_blocked || dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &nd) != dnnl_success ||
-      nd < 3 || nd > 5 || dnnl_memory_desc_query(md, dnnl_query_dims, &dims) != dnnl_success ||
-      dnnl_memory_desc_query(md, dnnl_query_strides, &strides) != dnnl_success ||
-      dnnl_memory_desc_query(md, dnnl_query_inner_nblks_s32, &inner) != dnnl_success)
-    return false;
-  l->block = 1;
-  if (inner > 1) return false;
-  if (inner == 1) {
-    if (dnnl_memory_desc_query(md, dnnl_query_inner_blks, &blks) != dnnl_success ||
-        dnnl_memory_desc_query(md, dnnl_query_inner_idxs, &idxs) != dnnl_success ||
-        (*idxs)[0] != 1)
-      return false;
-    l->block = (*blks)[0];
-  }
-  l->batch_count = (*dims)[0];
-  l->channels = (*dims)[1];
-  l->batch = (*strides)[0];
-  l->channel_blocks = (*strides)[1];
-  /* the spatial positions one stride apart in row-major order: each dimension's stride the next
-   * one's times its size */
-  l->pixel = (*strides)[nd - 1];
-  l->pixels = 1;
-  for (int d = nd - 1; d >= 2; d--) {
-    if ((*strides)[d] != l->pixel * l->pixels && (*dims)[d] > 1) return false;
-    l->pixels *= (*dims)[d];
-  }
-  /* within a block the channels are adjacent: the block is the innermost */
-  return l->block == 1 || l->pixel == l->block;
-}
-
 /* The op's primitive for the caller's descriptors (user_*), with the reorders its own need.
  * plain_weights: try the caller's plain weights as they are first (a matmul's runtime B: no
  * reorder per run); a convolution's runtime W always goes to the layout the primitive picks,
@@ -737,21 +684,6 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
     st = reorder_make(from_src, op->src, &op->src_reorder, &op->scratch_bytes);
   if (st == dnnl_success)
     st = reorder_make(from_wei, op->wei, &op->wei_reorder, &op->scratch_bytes);
-  if (st == dnnl_success && op->keeps_result_layout) {
-    /* read the result where the primitive leaves it when it can be, else dense */
-    result_layout l;
-    if (layout_of(op->dst, &l)) {
-      dnnl_memory_desc_t own = NULL;
-      st = dnnl_memory_desc_clone(&own, op->dst);
-      if (st == dnnl_success) {
-        dnnl_memory_desc_destroy(op->user_dst);
-        op->user_dst = own;
-        op->result = l;
-      }
-    } else if (!layout_of(op->user_dst, &op->result)) {
-      st = dnnl_unimplemented;
-    }
-  }
   if (st == dnnl_success)
     st = reorder_make(op->dst, op->user_dst, &op->dst_reorder, &op->scratch_bytes);
   if (st != dnnl_success) {
@@ -832,14 +764,10 @@ static actx_status make_conv_op(const actx_dnnl_conv_shape *s, const actx_dnnl_w
   if (st == dnnl_success)
     st = weights != NULL ? dnnl_memory_desc_clone(&op->user_wei, weights->md)
                          : dense_md(&op->user_wei, wei_nd, wei_dims, dnnl_bf16);
-  if (st == dnnl_success) st = dense_md(&op->user_dst, nd, dst_dims, dnnl_f32);
+  if (st == dnnl_success)
+    st = s->y_strides[0] != 0 ? strided_md(&op->user_dst, nd, dst_dims, s->y_strides, dnnl_f32)
+                              : dense_md(&op->user_dst, nd, dst_dims, dnnl_f32);
   if (st == dnnl_success && s->bias) st = dense_md(&op->bias, 1, &s->out_channels, dnnl_f32);
-  op->keeps_result_layout = true;
-  int64_t y_stride = 1;
-  for (int d = nd; d-- > 0;) {
-    op->y_strides[d] = s->y_strides[0] != 0 ? s->y_strides[d] : y_stride;
-    y_stride *= dst_dims[d];
-  }
   if (st != dnnl_success) {
     actx_dnnl_op_destroy(op);
     return fail(why, "oneDNN cannot describe the convolution", ACTX_ERROR_UNSUPPORTED);
@@ -859,52 +787,6 @@ const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return op != NULL ? op->
 
 bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) {
   return op != NULL && op->wei_reorder != NULL;
-}
-
-size_t actx_dnnl_op_result_bytes(const actx_dnnl_op *op) {
-  return op != NULL ? dnnl_memory_desc_get_size(op->user_dst) : 0;
-}
-
-/* y[i] = round(result[i]) for i < n: a channel of a dense result */
-ACTX_BF16_VECTORISED static void round_result_row(const float *restrict result,
-                                                  uint16_t *restrict y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = round_one(&result[i]);
-}
-
-/* y[c · y_channel + p] = round(result[p · pixel + c]) for 16 channels c adjacent in the result
- * and p < n pixels: each pixel's 16 sums are read as one vector (a cache line) and rounded
- * together, then stored to their 16 channels' rows. */
-ACTX_BF16_VECTORISED static void round_16_channels(const float *restrict result, int64_t pixel,
-                                                   int64_t n, uint16_t *restrict y,
-                                                   int64_t y_channel) {
-  for (int64_t p = 0; p < n; p++) {
-    uint16_t r[16];
-    for (int c = 0; c < 16; c++) r[c] = round_one(&result[p * pixel + c]);
-    for (int c = 0; c < 16; c++) y[c * y_channel + p] = r[c];
-  }
-}
-
-void actx_dnnl_op_round(const actx_dnnl_op *op, const float *result, uint16_t *y) {
-  const result_layout *l = &op->result;
-  const int64_t *ys = op->y_strides;
-  /* channels adjacent in the result, as many as read together: a block of them, or 16 of a
-   * channels-last result (any count where the result is dense: each channel is a row) */
-  const int64_t group = l->pixel == 1 ? 1 : l->block > 1 ? l->block : 16;
-  for (int64_t n = 0; n < l->batch_count; n++)
-    for (int64_t c0 = 0; c0 < l->channels; c0 += group) {
-      const int64_t nc = c0 + group < l->channels ? group : l->channels - c0;
-      const float *from = result + n * l->batch + (c0 / l->block) * l->channel_blocks +
-                          c0 % l->block;
-      uint16_t *to = y + n * ys[0] + c0 * ys[1];
-      if (l->pixel == 1) {
-        round_result_row(from, to, l->pixels);
-      } else if (nc == 16) {
-        round_16_channels(from, l->pixel, l->pixels, to, ys[1]);
-      } else {
-        for (int64_t p = 0; p < l->pixels; p++)
-          for (int64_t c = 0; c < nc; c++) to[c * ys[1] + p] = round_one(&from[p * l->pixel + c]);
-      }
-    }
 }
 
 /* The next `bytes` of a run's block of temporaries (NULL for none: the block may be NULL). */

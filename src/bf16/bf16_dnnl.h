@@ -91,13 +91,6 @@ const char *actx_dnnl_op_impl(const actx_dnnl_op *op);
 /* Whether a run reorders the weights (plain runtime weights into a blocked layout); never for
  * packed weights. */
 bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op);
-/* A convolution's result: its run (actx_dnnl_run) writes float32 into a buffer of
- * actx_dnnl_op_result_bytes in a layout of oneDNN's own (the primitive's, read as it is where
- * it can be, which saves the reorder of every result to plain float32), and
- * actx_dnnl_op_round rounds it once into y: bfloat16, dense, or laid out as the shape's
- * y_strides. A matmul's run writes plain float32 instead. */
-size_t actx_dnnl_op_result_bytes(const actx_dnnl_op *op);
-void actx_dnnl_op_round(const actx_dnnl_op *op, const float *result, uint16_t *y);
 void actx_dnnl_op_destroy(actx_dnnl_op *op);
 
 /* y[i] = actx_f32_to_bf16(acc[i]) for i < n (acc and y do not overlap): the one rounding of
