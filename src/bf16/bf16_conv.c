@@ -251,7 +251,8 @@ typedef struct slabs_job {
   const actx_dnnl_conv_shape *whole;
   const uint16_t *x, *w; /* w: NULL when packed */
   const float *bias;
-  float *acc;
+  float *acc;  /* the float32 sums, dense [N, M, out...] */
+  uint16_t *y; /* their rounding */
   int64_t rows_per_task;
   actx_status status[SLAB_MAX_TASKS];
   const char *why[SLAB_MAX_TASKS];
@@ -295,7 +296,17 @@ static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, const ch
   if (st != ACTX_OK) return st;
   st = actx_dnnl_run(op, j->x + x_offset, j->w, j->bias, j->acc + y_offset, why);
   actx_dnnl_cache_release(j->cache, op);
-  return st;
+  if (st != ACTX_OK) return st;
+  /* the slab's rows rounded here, on its task: in each (image, channel) plane they are one run */
+  const actx_dnnl_conv_shape *w = j->whole;
+  size_t row = 1, plane = (size_t)w->out[0];
+  for (size_t i = 1; i < w->spatial; i++) row *= (size_t)w->out[i];
+  plane *= row;
+  const size_t planes = (size_t)(w->batch * w->out_channels), first = (size_t)r0 * row;
+  for (size_t pl = 0; pl < planes; pl++)
+    actx_dnnl_round(j->acc + pl * plane + first, j->y + pl * plane + first,
+                    (size_t)(r1 - r0) * row, NULL);
+  return ACTX_OK;
 }
 
 static void slab_task(void *ctx, size_t task) {
@@ -364,17 +375,18 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
   if (empty_sum) {
     /* no input channel, or an input of padding only: the bias alone */
     for (size_t i = 0; i < count; i++) acc[i] = bias != NULL ? bias[i / plane % m] : 0.0f;
+    actx_dnnl_round(acc, out[0].data, count, par);
   } else {
     const slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
                            .whole = &cs,
                            .x = in[0].data,
                            .w = s->w_packed ? NULL : in[1].data,
                            .bias = bias,
-                           .acc = acc};
+                           .acc = acc,
+                           .y = out[0].data};
     st = run_slabs(&job, par, why);
   }
   if (bias != s->bias) free(bias);
-  if (st == ACTX_OK) actx_dnnl_round(acc, out[0].data, count, par);
   free(acc);
   return st;
 }

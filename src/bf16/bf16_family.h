@@ -29,7 +29,9 @@ ACTX_BF16_FAMILIES(ACTX_BF16_FAMILY_DECL_)
  * nothing is contracted into an fma (-ffp-contract=off), and such a function does only
  * element-wise float32 arithmetic, which is exact IEEE in every width; a sum it vectorises is
  * written in fixed lanes (so the order of additions is the C's, not the width's). Elsewhere
- * (AArch64: NEON is the baseline) it is the function as written. */
+ * (AArch64: NEON is the baseline) it is the function as written. Its name must be unique across
+ * src/bf16/ even when static: Clang 14 gives the resolver it makes external linkage, so two
+ * files' static functions of one name fail to link. */
 #if defined(__x86_64__) && !defined(ACTX_BF16_NO_MULTIVERSION)
 #define ACTX_BF16_VECTORISED \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

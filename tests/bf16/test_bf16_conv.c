@@ -242,7 +242,8 @@ static void case1d(int64_t n, int64_t c, int64_t l, int64_t m, int64_t k,
 /* ---- slabs of rows over threads ----------------------------------------------------------- */
 
 /* Tasks last to first, on the caller: enough to show that the split changes no bit (the
- * threads themselves are concurrent()'s). */
+ * threads themselves are concurrent()'s). A run's one parallel-for is its slabs' (each rounds
+ * its own rows). */
 static size_t slab_tasks;
 static void reversed_parallel_for(void *runner, actx_task_fn task, void *ctx, size_t n) {
   (void)runner;
@@ -316,7 +317,7 @@ static void slabs(void) {
             &(conv_attrs){.spatial = 2, .dilations = d2, .pads = pa}, "slabs: dilation 2");
   slab_case(1, 64, 30, 30, 64, 3, 3, &(conv_attrs){.spatial = 2, .group = 4, .pads = p1},
             "slabs: group 4");
-  slab_case(1, 32, 40, 40, 64, 1, 1, &(conv_attrs){.spatial = 2}, "slabs: 1x1");
+  slab_case(1, 64, 40, 40, 64, 1, 1, &(conv_attrs){.spatial = 2}, "slabs: 1x1");
   slab_case(1, 32, 2000, 1, 64, 5, 1, &(conv_attrs){.spatial = 1, .strides = s1d, .pads = p1d},
             "slabs: 1-D");
 }
