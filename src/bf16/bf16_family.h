@@ -26,8 +26,9 @@ ACTX_BF16_FAMILIES(ACTX_BF16_FAMILY_DECL_)
 /* A hot loop's function, built three times on x86-64 (AVX-512, AVX2 + FMA, the baseline) and
  * picked once per process by the host's ISA (GCC / Clang function multi-versioning): the
  * compiler vectorises the same C at each width. Its results do not depend on the version:
- * nothing is contracted into an fma (-ffp-contract=off), and such a function does only
- * element-wise float32 arithmetic, which is exact IEEE in every width; a sum it vectorises is
+ * nothing is contracted into an fma (-ffp-contract=off; an fmaf written out is one correctly
+ * rounded operation everywhere), and such a function does only element-wise float32 arithmetic,
+ * which is exact IEEE in every width; a sum it vectorises is
  * written in fixed lanes (so the order of additions is the C's, not the width's). Elsewhere
  * (AArch64: NEON is the baseline) it is the function as written. Its name must be unique across
  * src/bf16/ even when static: Clang 14 gives the resolver it makes external linkage, so two
