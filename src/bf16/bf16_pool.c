@@ -292,6 +292,34 @@ static void pool_lanes(const pool_job *job, float *acc, const float *plane, int6
       }
 }
 
+/* The max of every lane at once (all strides 1) one kernel dimension at a time, innermost first:
+ * 5 + 5 passes for a 5 x 5 window, not 25. The fold (the first NaN, else the first largest:
+ * ties keep the earlier) picks the same element whichever way the window is grouped, as long as
+ * the inner dimensions are folded first, so the bits are the window-by-window ones. Each fold
+ * reads the previous one's lanes (the padded planes, buf, first) and writes another buffer:
+ * tmp, or buf once nothing reads it, and the last writes acc. */
+static void max_separable(const pool_job *job, float *acc, float *buf, float *tmp,
+                          int64_t lanes) {
+  const pool_plan *p = job->p;
+  const int64_t P1 = job->padded[1], P2 = job->padded[2];
+  const int64_t step0 = p->dilation[0] * P1 * P2, step1 = p->dilation[1] * P2;
+  const int64_t n1 = lanes + (p->kernel[0] - 1) * step0; /* lanes the middle fold gives */
+  const int64_t n2 = n1 + (p->kernel[1] - 1) * step1;    /* lanes the innermost fold gives */
+  const float *inner = buf; /* a kernel of 1 there (2-D and 1-D pools): the planes themselves */
+  if (p->kernel[2] > 1) {
+    fill_row(tmp, -INFINITY, n2);
+    for (int64_t j2 = 0; j2 < p->kernel[2]; j2++)
+      max_pass(tmp, buf + j2 * p->dilation[2], n2, 1);
+    inner = tmp;
+  }
+  float *middle = p->kernel[0] == 1 ? acc : inner == tmp ? buf : tmp;
+  fill_row(middle, -INFINITY, n1);
+  for (int64_t j1 = 0; j1 < p->kernel[1]; j1++) max_pass(middle, inner + j1 * step1, n1, 1);
+  if (middle == acc) return;
+  fill_row(acc, -INFINITY, lanes);
+  for (int64_t j0 = 0; j0 < p->kernel[0]; j0++) max_pass(acc, middle + j0 * step0, lanes, 1);
+}
+
 /* Planes [nc, nc + planes), planes <= job->chunk_planes: widened whole (one long row), then
  * each input row copied to its place in the padded planes; the max rounded whole, then each
  * output row copied out (a small plane's short rows cost a copy each, not a conversion). */
@@ -318,7 +346,8 @@ static void pool_chunk(const pool_job *job, size_t task, int64_t nc, int64_t pla
   if (p->stride[0] == 1 && p->stride[1] == 1 && p->stride[2] == 1) {
     /* every lane at once; those between the outputs (past out[2] in a row, ...) are computed
      * and not used */
-    pool_lanes(job, acc, buf, lanes, 1);
+    if (job->s->max) max_separable(job, acc, buf, tmp, lanes);
+    else pool_lanes(job, acc, buf, lanes, 1);
   } else {
     fill_row(acc, 0.0f, lanes); /* the lanes between the rows, rounded below and not used */
     for (int64_t b = 0; b < planes; b++)
