@@ -324,10 +324,7 @@ static actx_status run_slabs(const slabs_job *whole_job, const actx_parallel *pa
   const actx_dnnl_conv_shape *cs = whole_job->whole;
   double macs = (double)cs->batch * (double)cs->out_channels * (double)(cs->channels / cs->group);
   for (size_t i = 0; i < cs->spatial; i++) macs *= (double)cs->out[i] * (double)cs->kernel[i];
-  size_t tasks = actx_dnnl_threads(par);
-  if (tasks > SLAB_MAX_TASKS) tasks = SLAB_MAX_TASKS;
-  if ((double)tasks * SLAB_MIN_MACS > macs) tasks = (size_t)(macs / SLAB_MIN_MACS);
-  if ((int64_t)tasks > cs->out[0]) tasks = (size_t)cs->out[0];
+  size_t tasks = actx_dnnl_split_tasks(par, macs, cs->out[0], SLAB_MIN_MACS, SLAB_MAX_TASKS);
   if (tasks <= 1) return run_slab(whole_job, 0, cs->out[0], why);
   slabs_job job = *whole_job;
   job.rows_per_task = (cs->out[0] + (int64_t)tasks - 1) / (int64_t)tasks;

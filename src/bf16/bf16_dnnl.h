@@ -128,4 +128,16 @@ static inline size_t actx_dnnl_threads(const actx_parallel *par) {
   return par->max_tasks;
 }
 
+/* How many tasks of the caller's parallel-for a oneDNN op of `macs` multiply-adds over `rows`
+ * splittable rows takes: the caller's thread count, at most max_tasks, each at least min_macs,
+ * no more than rows. The one rule of MatMul's row blocks and Conv's slabs. */
+static inline size_t actx_dnnl_split_tasks(const actx_parallel *par, double macs, int64_t rows,
+                                           double min_macs, size_t max_tasks) {
+  size_t tasks = actx_dnnl_threads(par);
+  if (tasks > max_tasks) tasks = max_tasks;
+  if ((double)tasks * min_macs > macs) tasks = (size_t)(macs / min_macs);
+  if ((int64_t)tasks > rows) tasks = (size_t)rows;
+  return tasks;
+}
+
 #endif /* ACTX_BF16_DNNL_H */

@@ -245,10 +245,7 @@ static actx_status run_rows(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape
                             const actx_parallel *par, const char **why) {
   const int64_t m = ms->a_dims[0], k = ms->a_dims[1], n = ms->b_dims[1];
   const double macs = (double)m * (double)k * (double)n;
-  size_t tasks = actx_dnnl_threads(par);
-  if (tasks > ROWS_MAX_TASKS) tasks = ROWS_MAX_TASKS;
-  if ((double)tasks * ROWS_MIN_MACS > macs) tasks = (size_t)(macs / ROWS_MIN_MACS);
-  if ((int64_t)tasks > m) tasks = (size_t)m;
+  size_t tasks = actx_dnnl_split_tasks(par, macs, m, ROWS_MIN_MACS, ROWS_MAX_TASKS);
   if (tasks <= 1) return run_whole(cache, ms, a, b, acc, why);
   rows_job job = {.a = a, .b = b, .acc = acc, .a_row_stride = ms->a_strides[0], .n = n};
   job.rows = (m + (int64_t)tasks - 1) / (int64_t)tasks;
