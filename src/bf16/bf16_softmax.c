@@ -9,7 +9,7 @@
  *
  * Speed without changing the bits by ISA: the loops are ACTX_BF16_VECTORISED and do only
  * element-wise float32 arithmetic; a row along the last axis is summed in SOFTMAX_LANES fixed
- * lanes (lane j takes the elements j, j + 16, ...; the lanes are then added in a fixed tree),
+ * lanes (lane j takes the elements j, j + 32, ...; the lanes are then added in a fixed tree),
  * whatever the vector width. Along another axis the elements of a row are `inner` apart, so a
  * task takes a block of up to SOFTMAX_COLUMNS neighbouring rows ("columns") at once, walks the
  * axis outermost and vectorises over the contiguous columns: each column keeps its own max and
@@ -82,7 +82,7 @@ static actx_status softmax_shapes(const void *state, const actx_tensor *in, size
 static inline float softmax_max_step(float m, float v) { return v > m || v != v ? v : m; }
 
 /* Lanes of a row's max and sum along the last axis. */
-#define SOFTMAX_LANES 16
+#define SOFTMAX_LANES 32
 
 static inline float softmax_lanes_sum(float *acc) {
   for (int w = SOFTMAX_LANES / 2; w > 0; w /= 2)
@@ -90,18 +90,33 @@ static inline float softmax_lanes_sum(float *acc) {
   return acc[0];
 }
 
+/* A row's maximum, NaN when it holds one. Per lane the NaN-blind max (v > m ? v : m, one
+ * vmaxps with no chain through a compare and a blend) and a flag of NaNs seen: the largest
+ * element is the same whichever lane sees it, and the row's first NaN is found afterwards
+ * (softmax_row_nan). */
 ACTX_BF16_VECTORISED
 static float softmax_row_max(const uint16_t *x, int64_t len) {
   float acc[SOFTMAX_LANES];
-  for (int j = 0; j < SOFTMAX_LANES; j++) acc[j] = -INFINITY;
+  int32_t nan[SOFTMAX_LANES];
+  for (int j = 0; j < SOFTMAX_LANES; j++) acc[j] = -INFINITY, nan[j] = 0;
   int64_t i = 0;
   for (; i + SOFTMAX_LANES <= len; i += SOFTMAX_LANES)
-    for (int j = 0; j < SOFTMAX_LANES; j++)
-      acc[j] = softmax_max_step(acc[j], actx_bf16_to_f32(x[i + j]));
-  for (int j = 0; i + j < len; j++) acc[j] = softmax_max_step(acc[j], actx_bf16_to_f32(x[i + j]));
+    for (int j = 0; j < SOFTMAX_LANES; j++) {
+      const float v = actx_bf16_to_f32(x[i + j]);
+      acc[j] = v > acc[j] ? v : acc[j];
+      nan[j] |= v != v;
+    }
+  for (int j = 0; i + j < len; j++) {
+    const float v = actx_bf16_to_f32(x[i + j]);
+    acc[j] = v > acc[j] ? v : acc[j];
+    nan[j] |= v != v;
+  }
   for (int w = SOFTMAX_LANES / 2; w > 0; w /= 2)
-    for (int j = 0; j < w; j++) acc[j] = softmax_max_step(acc[j], acc[j + w]);
-  return acc[0];
+    for (int j = 0; j < w; j++) {
+      acc[j] = acc[j + w] > acc[j] ? acc[j + w] : acc[j];
+      nan[j] |= nan[j + w];
+    }
+  return nan[0] ? NAN : acc[0];
 }
 
 /* Along the last axis: e[i] = exp(x_i - m) (Softmax) or x_i - m (LogSoftmax); both return

@@ -199,6 +199,20 @@ static void test_edges(void) {
       run_row(is_log, rows[r], y, 3);
       for (int i = 0; i < 3; i++) CHECK(bf_is_nan(y[i]) && (y[i] & 0x0040));
     }
+    /* long rows, a NaN (then a second one) or +inf at every position, in every lane of the
+     * maximum's pass and in its tail: the first NaN, made quiet, throughout; else NaN */
+    static const int64_t lens[] = {31, 32, 33, 64, 77, 128, 130};
+    uint16_t lx[130], ly[130];
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+      for (int64_t at = 0; at < lens[l]; at++)
+        for (int kind = 0; kind < 2; kind++) {
+          for (int64_t i = 0; i < lens[l]; i++) lx[i] = bf((float)(i % 7) - 3.0f);
+          lx[at] = kind == 0 ? (uint16_t)0xFF81 : pinf; /* a signalling NaN, negative */
+          if (kind == 0 && at + 1 < lens[l]) lx[lens[l] - 1] = 0x7FC5; /* a later one */
+          run_row(is_log, lx, ly, lens[l]);
+          for (int64_t i = 0; i < lens[l]; i++)
+            CHECK(kind == 0 ? ly[i] == 0xFFC1 : bf_is_nan(ly[i]) && (ly[i] & 0x0040));
+        }
     /* -inf beside finite values: 0 / -inf there, the rest as if it were absent */
     const uint16_t mixed[3] = {ninf, bf(2), bf(2)};
     run_row(is_log, mixed, y, 3);
