@@ -90,10 +90,10 @@ static inline float softmax_lanes_sum(float *acc) {
   return acc[0];
 }
 
-/* A row's maximum, NaN when it holds one. Per lane the NaN-blind max (v > m ? v : m, one
- * vmaxps with no chain through a compare and a blend) and a flag of NaNs seen: the largest
- * element is the same whichever lane sees it, and the row's first NaN is found afterwards
- * (softmax_row_nan). */
+/* A row's maximum, NaN when it holds one. Per lane the NaN-blind max (v > m ? v : m) and,
+ * apart, a flag of NaNs seen, so the running maximum's dependency chain is one compare and one
+ * select (the NaN test sits off it); the largest element is the same whichever lane sees it,
+ * and the row's first NaN is found afterwards (softmax_row_nan). */
 ACTX_BF16_VECTORISED
 static float softmax_row_max(const uint16_t *x, int64_t len) {
   float acc[SOFTMAX_LANES];
