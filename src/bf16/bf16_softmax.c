@@ -94,6 +94,12 @@ static inline float softmax_lanes_sum(float *acc) {
  * apart, a flag of NaNs seen, so the running maximum's dependency chain is one compare and one
  * select (the NaN test sits off it); the largest element is the same whichever lane sees it,
  * and the row's first NaN is found afterwards (softmax_row_nan). */
+static inline void softmax_lane_max(float *acc, int32_t *nan, int j, uint16_t x) {
+  const float v = actx_bf16_to_f32(x);
+  acc[j] = v > acc[j] ? v : acc[j];
+  nan[j] |= v != v;
+}
+
 ACTX_BF16_VECTORISED
 static float softmax_row_max(const uint16_t *x, int64_t len) {
   float acc[SOFTMAX_LANES];
@@ -101,16 +107,8 @@ static float softmax_row_max(const uint16_t *x, int64_t len) {
   for (int j = 0; j < SOFTMAX_LANES; j++) acc[j] = -INFINITY, nan[j] = 0;
   int64_t i = 0;
   for (; i + SOFTMAX_LANES <= len; i += SOFTMAX_LANES)
-    for (int j = 0; j < SOFTMAX_LANES; j++) {
-      const float v = actx_bf16_to_f32(x[i + j]);
-      acc[j] = v > acc[j] ? v : acc[j];
-      nan[j] |= v != v;
-    }
-  for (int j = 0; i + j < len; j++) {
-    const float v = actx_bf16_to_f32(x[i + j]);
-    acc[j] = v > acc[j] ? v : acc[j];
-    nan[j] |= v != v;
-  }
+    for (int j = 0; j < SOFTMAX_LANES; j++) softmax_lane_max(acc, nan, j, x[i + j]);
+  for (int j = 0; i + j < len; j++) softmax_lane_max(acc, nan, j, x[i + j]);
   for (int w = SOFTMAX_LANES / 2; w > 0; w /= 2)
     for (int j = 0; j < w; j++) {
       acc[j] = acc[j + w] > acc[j] ? acc[j + w] : acc[j];
