@@ -1,7 +1,7 @@
 /* The conv family: ONNX Conv (opset 22) on X [N, C, spatial...] (1-D, 2-D, 3-D) and weights
  * W [M, C / group, kernel...], optional bias B [M]; attributes auto_pad (NOTSET, SAME_UPPER,
  * SAME_LOWER, VALID), dilations, group, kernel_shape, pads, strides. oneDNN (bf16_dnnl.h)
- * computes the convolution and adds the bias in float32; this file rounds once.
+ * computes the convolution and adds the bias in float32 and rounds once (actx_dnnl_run_rounded).
  *
  * A constant W is reordered once at pack time into oneDNN's preferred (blocked) layout, and a
  * constant B widened to float32; the kernel holds those copies only. The image size is known
@@ -251,8 +251,7 @@ typedef struct slabs_job {
   const actx_dnnl_conv_shape *whole;
   const uint16_t *x, *w; /* w: NULL when packed */
   const float *bias;
-  float *acc;  /* the float32 sums, dense [N, M, out...] */
-  uint16_t *y; /* their rounding */
+  uint16_t *y; /* dense [N, M, out...] */
   int64_t rows_per_task;
   actx_status status[SLAB_MAX_TASKS];
   const char *why[SLAB_MAX_TASKS];
@@ -294,19 +293,10 @@ static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, const ch
   actx_dnnl_op *op = NULL;
   actx_status st = actx_dnnl_cache_conv(j->cache, &shape, &op, why);
   if (st != ACTX_OK) return st;
-  st = actx_dnnl_run(op, j->x + x_offset, j->w, j->bias, j->acc + y_offset, why);
+  /* the slab's rows rounded by its own run, on its task */
+  st = actx_dnnl_run_rounded(op, j->x + x_offset, j->w, j->bias, j->y + y_offset, why);
   actx_dnnl_cache_release(j->cache, op);
-  if (st != ACTX_OK) return st;
-  /* the slab's rows rounded here, on its task: in each (image, channel) plane they are one run */
-  const actx_dnnl_conv_shape *w = j->whole;
-  size_t row = 1, plane = (size_t)w->out[0];
-  for (size_t i = 1; i < w->spatial; i++) row *= (size_t)w->out[i];
-  plane *= row;
-  const size_t planes = (size_t)(w->batch * w->out_channels), first = (size_t)r0 * row;
-  for (size_t pl = 0; pl < planes; pl++)
-    actx_dnnl_round(j->acc + pl * plane + first, j->y + pl * plane + first,
-                    (size_t)(r1 - r0) * row, NULL);
-  return ACTX_OK;
+  return st;
 }
 
 static void slab_task(void *ctx, size_t task) {
@@ -363,28 +353,22 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     if (bias == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m; i++) bias[i] = actx_bf16_to_f32(((const uint16_t *)in[2].data)[i]);
   }
-  float *acc = malloc(count * sizeof *acc);
-  if (acc == NULL) {
-    if (bias != s->bias) free(bias);
-    return ACTX_ERROR_OUT_OF_MEMORY;
-  }
-  const size_t plane = count / ((size_t)y.dims[0] * m);
   if (empty_sum) {
     /* no input channel, or an input of padding only: the bias alone */
-    for (size_t i = 0; i < count; i++) acc[i] = bias != NULL ? bias[i / plane % m] : 0.0f;
-    actx_dnnl_round(acc, out[0].data, count, par);
+    const size_t plane = count / ((size_t)y.dims[0] * m);
+    uint16_t *yd = out[0].data;
+    for (size_t i = 0; i < count; i++)
+      yd[i] = actx_f32_to_bf16(bias != NULL ? bias[i / plane % m] : 0.0f);
   } else {
     const slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
                            .whole = &cs,
                            .x = in[0].data,
                            .w = s->w_packed ? NULL : in[1].data,
                            .bias = bias,
-                           .acc = acc,
                            .y = out[0].data};
     st = run_slabs(&job, par, why);
   }
   if (bias != s->bias) free(bias);
-  free(acc);
   return st;
 }
 

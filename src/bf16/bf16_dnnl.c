@@ -1,11 +1,13 @@
 /* bf16_dnnl.c — oneDNN behind bf16_dnnl.h. An op is one oneDNN primitive plus the reorders that
  * bring the caller's plain tensors to the layouts (and element type) it chose: src and dst of a
- * convolution (blocked layouts), the weights when they arrive plain or in a layout this shape's
+ * convolution (blocked layouts; channels-last ones by our own transposes, bf16_transpose.h),
+ * the weights when they arrive plain or in a layout this shape's
  * primitive does not take, and, on hosts without bfloat16 arithmetic, the widening of src and
  * weights to float32. Every primitive uses a user scratchpad, allocated per run with the
  * reorders' temporaries, so that concurrent runs of one op share nothing writable. */
 #include "bf16_dnnl.h"
 #include "bf16_family.h"
+#include "bf16_transpose.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +89,14 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
                           const float *bias, float *dst, const char **why) {
   return unavailable(why);
 }
+actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
+                                  const uint16_t *weights, const float *bias, uint16_t *y,
+                                  const char **why) {
+  return unavailable(why);
+}
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
 bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) { return false; }
+bool actx_dnnl_op_transposes(const actx_dnnl_op *op) { return false; }
 void actx_dnnl_op_destroy(actx_dnnl_op *op) {}
 actx_dnnl_cache *actx_dnnl_cache_create(actx_dnnl_weights *weights) {
   actx_dnnl_weights_destroy(weights);
@@ -168,6 +176,23 @@ struct actx_dnnl_weights {
   size_t bytes;
 };
 
+/* A channels-first view: (batch, channels, spatial...) with the spatial dimensions dense (one
+ * plane of `plane` elements an image and channel), batch and channel strides any (elements): a
+ * whole tensor, or a slab's rows of one. */
+typedef struct channels_view {
+  bool ok;
+  int64_t batch, channels, plane, batch_stride, channel_stride;
+} channels_view;
+
+/* A layout change the transposes of bf16_transpose.h make in place of a oneDNN reorder: between
+ * the caller's channels-first view and the dense channels-last tensor of the same dimensions
+ * and element type a convolution primitive takes. */
+typedef struct channels_move {
+  bool on;
+  size_t elem_bytes; /* 2 or 4 */
+  channels_view first;
+} channels_move;
+
 struct actx_dnnl_op {
   dnnl_primitive_t prim;
   /* what the caller passes: plain bfloat16 src and weights (or the packed weights), f32 dst */
@@ -181,6 +206,12 @@ struct actx_dnnl_op {
   dnnl_memory_desc_t src, wei, dst;
   /* caller's -> primitive's (src, weights) and primitive's -> caller's (dst); NULL: the same */
   dnnl_primitive_t src_reorder, wei_reorder, dst_reorder;
+  /* or, for src and dst, the same change made by a transpose (src_reorder / dst_reorder NULL) */
+  channels_move src_move, dst_move;
+  /* the caller's dst as a channels-first view (a convolution's), for a rounded run: the bytes it
+   * takes a run, float32 in the caller's layout or, with dst_move, bfloat16 channels-last */
+  channels_view dst_view;
+  size_t rounded_bytes;
   /* per run: widened src / weights, reordered src / weights / dst, scratchpad */
   size_t wide_src_bytes, wide_wei_bytes, src_bytes, wei_bytes, dst_bytes, scratch_bytes;
   const actx_dnnl_weights *packed; /* the weights a run uses: the caller's or own_wei */
@@ -251,6 +282,103 @@ static dnnl_data_type_t md_type(const_dnnl_memory_desc_t md) {
   dnnl_data_type_t type = dnnl_data_type_undef;
   dnnl_memory_desc_query(md, dnnl_query_data_type, &type);
   return type;
+}
+
+/* md's dims and strides when it is a plain strided layout (no blocks, no padding, no offset) of
+ * `nd` >= 3 dimensions; else false. */
+static bool plain_layout(const_dnnl_memory_desc_t md, int nd, const dnnl_dims_t **dims,
+                         const dnnl_dims_t **strides) {
+  int n = 0, blocks = -1;
+  dnnl_format_kind_t kind = dnnl_format_kind_undef;
+  const dnnl_dims_t *padded = NULL;
+  int64_t offset = -1;
+  if (dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &n) != dnnl_success || n != nd ||
+      dnnl_memory_desc_query(md, dnnl_query_format_kind, &kind) != dnnl_success ||
+      kind != dnnl_blocked ||
+      dnnl_memory_desc_query(md, dnnl_query_inner_nblks_s32, &blocks) != dnnl_success ||
+      blocks != 0 ||
+      dnnl_memory_desc_query(md, dnnl_query_submemory_offset_s64, &offset) != dnnl_success ||
+      offset != 0 || dnnl_memory_desc_query(md, dnnl_query_dims, dims) != dnnl_success ||
+      dnnl_memory_desc_query(md, dnnl_query_padded_dims, &padded) != dnnl_success ||
+      dnnl_memory_desc_query(md, dnnl_query_strides, strides) != dnnl_success)
+    return false;
+  for (int i = 0; i < nd; i++)
+    if ((*padded)[i] != (**dims)[i]) return false;
+  return true;
+}
+
+/* md as a channels-first view (.ok), its dims and strides (which a caller may check further). */
+static channels_view channels_view_of(const_dnnl_memory_desc_t md, const dnnl_dims_t **dims,
+                                      const dnnl_dims_t **strides) {
+  channels_view v = {.ok = false};
+  int nd = 0;
+  if (dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &nd) != dnnl_success || nd < 3 ||
+      !plain_layout(md, nd, dims, strides))
+    return v;
+  int64_t plane = 1;
+  for (int i = nd - 1; i >= 2; i--) {
+    if ((**dims)[i] > 1 && (**strides)[i] != plane) return v;
+    plane *= (**dims)[i];
+  }
+  return (channels_view){.ok = true,
+                         .batch = (**dims)[0],
+                         .channels = (**dims)[1],
+                         .plane = plane,
+                         .batch_stride = (**strides)[0],
+                         .channel_stride = (**strides)[1]};
+}
+
+/* The transpose that takes `first` (the caller's channels-first view) to or from `last` (the
+ * primitive's layout), when it is one (.on); a stride of a dimension of 1 does not matter. */
+static channels_move channels_move_of(const_dnnl_memory_desc_t first,
+                                      const_dnnl_memory_desc_t last) {
+  channels_move m = {.on = false};
+  const dnnl_data_type_t type = md_type(first);
+  if (dnnl_memory_desc_equal(first, last) || type != md_type(last) ||
+      (type != dnnl_bf16 && type != dnnl_f32))
+    return m;
+  const dnnl_dims_t *dims = NULL, *fs = NULL, *last_dims = NULL, *ls = NULL;
+  const channels_view v = channels_view_of(first, &dims, &fs);
+  int nd = 0;
+  dnnl_memory_desc_query(first, dnnl_query_ndims_s32, &nd);
+  if (!v.ok || !plain_layout(last, nd, &last_dims, &ls) ||
+      memcmp(*dims, *last_dims, (size_t)nd * sizeof (*dims)[0]) != 0)
+    return m;
+  int64_t span = (*dims)[1];
+  for (int i = nd - 1; i >= 2; i--) {
+    if ((*dims)[i] > 1 && (*ls)[i] != span) return m;
+    span *= (*dims)[i];
+  }
+  if (((*dims)[1] > 1 && (*ls)[1] != 1) || ((*dims)[0] > 1 && (*ls)[0] != span)) return m;
+  return (channels_move){.on = true, .elem_bytes = type == dnnl_bf16 ? 2 : 4, .first = v};
+}
+
+/* Image by image, elements of elem_bytes: the view's [channels][plane] (rows channel_stride
+ * apart) <-> dense [plane][channels]. */
+static void channels_to_last(const channels_view *v, size_t elem_bytes, const void *first,
+                             void *last) {
+  for (int64_t n = 0; n < v->batch; n++) {
+    const size_t f = (size_t)(n * v->batch_stride), l = (size_t)(n * v->plane * v->channels);
+    if (elem_bytes == 2)
+      actx_transpose16((const uint16_t *)first + f, (size_t)v->channels, (size_t)v->plane,
+                       (size_t)v->channel_stride, (uint16_t *)last + l, (size_t)v->channels);
+    else
+      actx_transpose32((const uint32_t *)first + f, (size_t)v->channels, (size_t)v->plane,
+                       (size_t)v->channel_stride, (uint32_t *)last + l, (size_t)v->channels);
+  }
+}
+
+static void channels_to_first(const channels_view *v, size_t elem_bytes, const void *last,
+                              void *first) {
+  for (int64_t n = 0; n < v->batch; n++) {
+    const size_t f = (size_t)(n * v->batch_stride), l = (size_t)(n * v->plane * v->channels);
+    if (elem_bytes == 2)
+      actx_transpose16((const uint16_t *)last + l, (size_t)v->plane, (size_t)v->channels,
+                       (size_t)v->channels, (uint16_t *)first + f, (size_t)v->channel_stride);
+    else
+      actx_transpose32((const uint32_t *)last + l, (size_t)v->plane, (size_t)v->channels,
+                       (size_t)v->channels, (uint32_t *)first + f, (size_t)v->channel_stride);
+  }
 }
 
 static dnnl_primitive_attr_t user_scratchpad_attr(void) {
@@ -680,11 +808,15 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
     st = dnnl_memory_desc_clone(&op->dst, dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
   if (st == dnnl_success) st = dnnl_primitive_create(&op->prim, pd);
   dnnl_primitive_desc_destroy(pd);
-  if (st == dnnl_success)
+  if (st == dnnl_success) {
+    op->src_move = channels_move_of(from_src, op->src);
+    op->dst_move = channels_move_of(op->user_dst, op->dst);
+  }
+  if (st == dnnl_success && !op->src_move.on)
     st = reorder_make(from_src, op->src, &op->src_reorder, &op->scratch_bytes);
   if (st == dnnl_success)
     st = reorder_make(from_wei, op->wei, &op->wei_reorder, &op->scratch_bytes);
-  if (st == dnnl_success)
+  if (st == dnnl_success && !op->dst_move.on)
     st = reorder_make(op->dst, op->user_dst, &op->dst_reorder, &op->scratch_bytes);
   if (st != dnnl_success) {
     actx_dnnl_op_destroy(op);
@@ -694,9 +826,18 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   }
   if (op->wide_src != NULL) op->wide_src_bytes = round_up(op->src_span * sizeof(float));
   if (op->wide_wei != NULL) op->wide_wei_bytes = round_up(op->wei_span * sizeof(float));
-  if (op->src_reorder != NULL) op->src_bytes = round_up(dnnl_memory_desc_get_size(op->src));
+  if (op->src_reorder != NULL || op->src_move.on)
+    op->src_bytes = round_up(dnnl_memory_desc_get_size(op->src));
   if (op->wei_reorder != NULL) op->wei_bytes = round_up(dnnl_memory_desc_get_size(op->wei));
-  if (op->dst_reorder != NULL) op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
+  if (op->dst_reorder != NULL || op->dst_move.on)
+    op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
+  const dnnl_dims_t *dims = NULL, *strides = NULL;
+  op->dst_view = channels_view_of(op->user_dst, &dims, &strides);
+  const channels_view *v = &op->dst_view;
+  if (op->dst_move.on)
+    op->rounded_bytes = round_up((size_t)(v->batch * v->channels * v->plane) * sizeof(uint16_t));
+  else if (v->ok)
+    op->rounded_bytes = round_up(dnnl_memory_desc_get_size(op->user_dst));
   op->scratch_bytes = round_up(op->scratch_bytes);
   return ACTX_OK;
 }
@@ -789,6 +930,10 @@ bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op) {
   return op != NULL && op->wei_reorder != NULL;
 }
 
+bool actx_dnnl_op_transposes(const actx_dnnl_op *op) {
+  return op != NULL && (op->src_move.on || op->dst_move.on);
+}
+
 /* The next `bytes` of a run's block of temporaries (NULL for none: the block may be NULL). */
 static char *take(char **cursor, size_t bytes) {
   if (bytes == 0) return NULL;
@@ -797,12 +942,17 @@ static char *take(char **cursor, size_t bytes) {
   return p;
 }
 
-actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
-                          const float *bias, float *dst, const char **why) {
+/* actx_dnnl_run into dst (float32), or, where rounded is set, actx_dnnl_run_rounded into it. */
+static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
+                          const float *bias, float *dst, uint16_t *rounded, const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
+  if (rounded != NULL && !op->dst_view.ok)
+    return fail(why, "the result is not a channels-first view to round",
+                ACTX_ERROR_INVALID_ARGUMENT);
   const void *from_src = src, *from_wei = op->packed != NULL ? op->packed->data : weights;
   const size_t bytes = op->scratch_bytes + op->wide_src_bytes + op->wide_wei_bytes +
-                       op->src_bytes + op->wei_bytes + op->dst_bytes;
+                       op->src_bytes + op->wei_bytes + op->dst_bytes +
+                       (rounded != NULL ? op->rounded_bytes : 0);
   char *block = NULL;
   if (bytes > 0 && (block = aligned_alloc(ALIGN, bytes)) == NULL)
     return fail(why, "out of memory", ACTX_ERROR_OUT_OF_MEMORY);
@@ -810,6 +960,10 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   char *scratch = take(&cursor, op->scratch_bytes), *wide_src = take(&cursor, op->wide_src_bytes);
   char *wide_wei = take(&cursor, op->wide_wei_bytes), *src_tmp = take(&cursor, op->src_bytes);
   char *wei_tmp = take(&cursor, op->wei_bytes), *dst_tmp = take(&cursor, op->dst_bytes);
+  /* a rounded run: the float32 result in the caller's layout, or with dst_move its rounding
+   * channels-last, before the transpose */
+  char *round_tmp = rounded != NULL ? take(&cursor, op->rounded_bytes) : NULL;
+  if (rounded != NULL && !op->dst_move.on) dst = (float *)round_tmp;
   if (op->wide_src != NULL) {
     widen(src, (float *)wide_src, op->src_span);
     from_src = wide_src;
@@ -823,6 +977,8 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   dnnl_stream_t stream = NULL;
   const int previous = one_thread_begin();
   dnnl_status_t st = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
+  if (op->src_move.on) channels_to_last(&op->src_move.first, op->src_move.elem_bytes, from_src,
+                                        src_tmp);
   if (st == dnnl_success && op->src_reorder != NULL)
     st = reorder_run(op->src_reorder, stream, src_md, from_src, op->src, src_tmp, scratch);
   if (st == dnnl_success && op->wei_reorder != NULL)
@@ -833,9 +989,9 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
     const_dnnl_memory_desc_t scratch_md =
       dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     arg args[5] = {
-        {DNNL_ARG_SRC, op->src, op->src_reorder != NULL ? src_tmp : (void *)from_src},
+        {DNNL_ARG_SRC, op->src, src_tmp != NULL ? src_tmp : (void *)from_src},
         {DNNL_ARG_WEIGHTS, op->wei, op->wei_reorder != NULL ? wei_tmp : (void *)from_wei},
-        {DNNL_ARG_DST, op->dst, op->dst_reorder != NULL ? (void *)dst_tmp : dst}};
+        {DNNL_ARG_DST, op->dst, dst_tmp != NULL ? (void *)dst_tmp : dst}};
     int n = 3;
     if (op->bias != NULL) args[n++] = (arg){DNNL_ARG_BIAS, op->bias, (void *)bias};
     if (scratch_md != NULL && dnnl_memory_desc_get_size(scratch_md) > 0)
@@ -844,6 +1000,22 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
   }
   if (st == dnnl_success && op->dst_reorder != NULL)
     st = reorder_run(op->dst_reorder, stream, op->dst, dst_tmp, op->user_dst, dst, scratch);
+  const channels_view *v = &op->dst_view;
+  if (st == dnnl_success && op->dst_move.on && rounded == NULL)
+    channels_to_first(v, op->dst_move.elem_bytes, dst_tmp, dst);
+  if (st == dnnl_success && op->dst_move.on && rounded != NULL) {
+    /* rounding first, in the primitive's dense layout: the transpose then moves 2 bytes an
+     * element, not 4 */
+    round_span((const float *)dst_tmp, (uint16_t *)round_tmp,
+               (size_t)(v->batch * v->channels * v->plane));
+    channels_to_first(v, sizeof(uint16_t), round_tmp, rounded);
+  }
+  if (st == dnnl_success && !op->dst_move.on && rounded != NULL)
+    for (int64_t n = 0; n < v->batch; n++)
+      for (int64_t c = 0; c < v->channels; c++) {
+        const size_t at = (size_t)(n * v->batch_stride + c * v->channel_stride);
+        round_span(dst + at, rounded + at, (size_t)v->plane);
+      }
   if (stream != NULL) dnnl_stream_destroy(stream);
   one_thread_end(previous);
   free(block);
@@ -851,6 +1023,17 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
     return fail(why, st == dnnl_out_of_memory ? "out of memory" : "oneDNN failed to run",
                 st == dnnl_out_of_memory ? ACTX_ERROR_OUT_OF_MEMORY : ACTX_ERROR_UNSUPPORTED);
   return ACTX_OK;
+}
+
+actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
+                          const float *bias, float *dst, const char **why) {
+  return run_op(op, src, weights, bias, dst, NULL, why);
+}
+
+actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
+                                  const uint16_t *weights, const float *bias, uint16_t *y,
+                                  const char **why) {
+  return run_op(op, src, weights, bias, NULL, y, why);
 }
 
 /* ---- the per-kernel cache ----------------------------------------------------------------- */

@@ -2,9 +2,10 @@
  * bf16_dnnl.c): a matmul or a convolution of bfloat16 operands into a float32 result, with the
  * weights, when constant, reordered once into the layout the primitive prefers.
  *
- * Numerics: oneDNN widens bfloat16 exactly and accumulates in float32; the destination here is
- * always float32, so the caller rounds once to bfloat16 with actx_f32_to_bf16 (round to nearest
- * even, NaN quiet, subnormals kept; oneDNN's own bfloat16 destination on AVX512_BF16 uses
+ * Numerics: oneDNN widens bfloat16 exactly and accumulates in float32; oneDNN's destination here
+ * is always float32, rounded once to bfloat16 by our own pass (actx_dnnl_round, or within a
+ * convolution's run, actx_dnnl_run_rounded), actx_f32_to_bf16's bits (round to nearest even,
+ * NaN quiet, subnormals kept; oneDNN's own bfloat16 destination on AVX512_BF16 uses
  * vcvtneps2bf16, which flushes subnormal results to zero). On hosts without bfloat16 arithmetic
  * (AVX2) oneDNN's bfloat16 primitives are its reference loops; there an op computes in float32
  * instead (operands widened exactly by a oneDNN reorder): the same contract, at oneDNN's float32
@@ -85,12 +86,24 @@ actx_status actx_dnnl_conv_create(const actx_dnnl_conv_shape *shape,
  * with a bias only), dst (c / y). Thread-safe. */
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
                           const float *bias, float *dst, const char **why);
+/* As actx_dnnl_run, with the result rounded once as actx_dnnl_round rounds, into y (bfloat16,
+ * laid out as the shape gives the result: a convolution's y and y_strides): one pass fewer than
+ * actx_dnnl_run and actx_dnnl_round, and where the primitive computes channels-last the
+ * rounding comes before the transpose back, which then moves half the bytes. The result must
+ * be a channels-first view (rank 3 or more, the dimensions after the second dense), as every
+ * convolution's is; another fails. */
+actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
+                                  const uint16_t *weights, const float *bias, uint16_t *y,
+                                  const char **why);
 /* oneDNN's name of the implementation the op runs ("brg:avx512_core_amx", "gemm:jit"...), and
  * whether it computes in float32 on a host without bfloat16 arithmetic. */
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op);
 /* Whether a run reorders the weights (plain runtime weights into a blocked layout); never for
  * packed weights. */
 bool actx_dnnl_op_reorders_weights(const actx_dnnl_op *op);
+/* Whether a run moves src or dst between the caller's channels-first layout and the
+ * primitive's channels-last one by the transposes of bf16_transpose.h, not a oneDNN reorder. */
+bool actx_dnnl_op_transposes(const actx_dnnl_op *op);
 void actx_dnnl_op_destroy(actx_dnnl_op *op);
 
 /* y[i] = actx_f32_to_bf16(acc[i]) for i < n (acc and y do not overlap): the one rounding of

@@ -1,0 +1,103 @@
+/* bf16_transpose.c — bf16_transpose.h. The matrix is walked in blocks that fit in L1 (BLOCK x
+ * BLOCK elements: a block's source rows and destination rows both stay cached), each block in
+ * tiles transposed in registers: 8 x 8 16-bit elements or 4 x 4 32-bit ones, the unpack ladder
+ * SSE2 has on every x86-64 (three rounds of interleaves for 16-bit, two for 32-bit); the ragged
+ * edge of a block, and every tile on other architectures, element by element. */
+#include "bf16_transpose.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Elements a block's side: 64 rows of 64 16-bit elements are 8 KiB read and 8 KiB written. */
+#define BLOCK 64
+
+#if defined(__SSE2__)
+/* The 8 x 8 tile at src into dst (written out: held in arrays, GCC keeps it on the stack). */
+static inline __attribute__((always_inline)) void tile16(const uint16_t *src, size_t ss,
+                                                         uint16_t *dst, size_t ds) {
+#define ROW(i) _mm_loadu_si128((const __m128i *)(src + (i) * ss))
+  const __m128i r0 = ROW(0), r1 = ROW(1), r2 = ROW(2), r3 = ROW(3);
+  const __m128i r4 = ROW(4), r5 = ROW(5), r6 = ROW(6), r7 = ROW(7);
+#undef ROW
+  /* rows 2k and 2k+1 interleaved: columns 0-3 (lo) and 4-7 (hi) */
+  const __m128i a0 = _mm_unpacklo_epi16(r0, r1), a1 = _mm_unpackhi_epi16(r0, r1);
+  const __m128i a2 = _mm_unpacklo_epi16(r2, r3), a3 = _mm_unpackhi_epi16(r2, r3);
+  const __m128i a4 = _mm_unpacklo_epi16(r4, r5), a5 = _mm_unpackhi_epi16(r4, r5);
+  const __m128i a6 = _mm_unpacklo_epi16(r6, r7), a7 = _mm_unpackhi_epi16(r6, r7);
+  /* each 64-bit half one column of four rows: b0 columns 0-1 of rows 0-3, b4 of rows 4-7 */
+  const __m128i b0 = _mm_unpacklo_epi32(a0, a2), b1 = _mm_unpackhi_epi32(a0, a2);
+  const __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
+  const __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
+  const __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
+#define COL(j, v) _mm_storeu_si128((__m128i *)(dst + (j) * ds), v)
+  COL(0, _mm_unpacklo_epi64(b0, b4));
+  COL(1, _mm_unpackhi_epi64(b0, b4));
+  COL(2, _mm_unpacklo_epi64(b1, b5));
+  COL(3, _mm_unpackhi_epi64(b1, b5));
+  COL(4, _mm_unpacklo_epi64(b2, b6));
+  COL(5, _mm_unpackhi_epi64(b2, b6));
+  COL(6, _mm_unpacklo_epi64(b3, b7));
+  COL(7, _mm_unpackhi_epi64(b3, b7));
+#undef COL
+}
+
+/* The 4 x 4 tile at src into dst. */
+static inline __attribute__((always_inline)) void tile32(const uint32_t *src, size_t ss,
+                                                         uint32_t *dst, size_t ds) {
+  const __m128i r0 = _mm_loadu_si128((const __m128i *)src);
+  const __m128i r1 = _mm_loadu_si128((const __m128i *)(src + ss));
+  const __m128i r2 = _mm_loadu_si128((const __m128i *)(src + 2 * ss));
+  const __m128i r3 = _mm_loadu_si128((const __m128i *)(src + 3 * ss));
+  /* rows 0 and 1, 2 and 3 interleaved: columns 0-1 (lo) and 2-3 (hi) */
+  const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
+  const __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
+  _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi64(t0, t2));
+  _mm_storeu_si128((__m128i *)(dst + ds), _mm_unpackhi_epi64(t0, t2));
+  _mm_storeu_si128((__m128i *)(dst + 2 * ds), _mm_unpacklo_epi64(t1, t3));
+  _mm_storeu_si128((__m128i *)(dst + 3 * ds), _mm_unpackhi_epi64(t1, t3));
+}
+
+#define TILE16 8
+#define TILE32 4
+#else
+/* tiles of one element: the block's loop is the plain one */
+static inline void tile16(const uint16_t *src, size_t ss, uint16_t *dst, size_t ds) {
+  (void)ss, (void)ds;
+  *dst = *src;
+}
+static inline void tile32(const uint32_t *src, size_t ss, uint32_t *dst, size_t ds) {
+  (void)ss, (void)ds;
+  *dst = *src;
+}
+#define TILE16 1
+#define TILE32 1
+#endif
+
+/* One block (rows x cols, each at most BLOCK): whole tiles of TILE x TILE, a column of tiles
+ * at a time (so that the destination rows being written, which in a large matrix lie a
+ * multiple of 4 KiB apart and so in one cache set, are a few at a time), then the ragged edge
+ * element by element. */
+#define TRANSPOSE_BLOCK(name, T, tile_fn, TILE)                                              \
+  static void name(const T *src, size_t rows, size_t cols, size_t ss, T *dst, size_t ds) {  \
+    const size_t full_rows = rows - rows % (TILE), full_cols = cols - cols % (TILE);       \
+    for (size_t j = 0; j < full_cols; j += (TILE))                                         \
+      for (size_t i = 0; i < full_rows; i += (TILE))                                       \
+        tile_fn(src + i * ss + j, ss, dst + j * ds + i, ds);                               \
+    for (size_t i = 0; i < rows; i++)                                                      \
+      for (size_t j = i < full_rows ? full_cols : 0; j < cols; j++)                        \
+        dst[j * ds + i] = src[i * ss + j];                                                 \
+  }
+TRANSPOSE_BLOCK(block16, uint16_t, tile16, TILE16)
+TRANSPOSE_BLOCK(block32, uint32_t, tile32, TILE32)
+
+/* The matrix in blocks, row block by row block. */
+#define TRANSPOSE(name, T, block)                                                           \
+  void name(const T *src, size_t rows, size_t cols, size_t ss, T *dst, size_t ds) {         \
+    for (size_t i = 0; i < rows; i += BLOCK)                                                \
+      for (size_t j = 0; j < cols; j += BLOCK)                                              \
+        block(src + i * ss + j, rows - i < BLOCK ? rows - i : BLOCK,                        \
+              cols - j < BLOCK ? cols - j : BLOCK, ss, dst + j * ds + i, ds);               \
+  }
+TRANSPOSE(actx_transpose16, uint16_t, block16)
+TRANSPOSE(actx_transpose32, uint32_t, block32)
