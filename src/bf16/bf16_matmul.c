@@ -199,14 +199,17 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-/* One oneDNN matmul of the shape over a, b into acc, on the calling thread. */
+/* One oneDNN matmul of the shape over a, b into acc, on the calling thread; and where y is set,
+ * the `count` results rounded into it. */
 static actx_status run_whole(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *ms,
-                             const uint16_t *a, const uint16_t *b, float *acc, const char **why) {
+                             const uint16_t *a, const uint16_t *b, float *acc, uint16_t *y,
+                             size_t count, const actx_parallel *par, const char **why) {
   actx_dnnl_op *op = NULL;
   actx_status st = actx_dnnl_cache_matmul(cache, ms, &op, why);
   if (st != ACTX_OK) return st;
   st = actx_dnnl_run(op, a, b, NULL, acc, why);
   actx_dnnl_cache_release(cache, op);
+  if (st == ACTX_OK && y != NULL) actx_dnnl_round(acc, y, count, par);
   return st;
 }
 
@@ -220,7 +223,8 @@ typedef struct rows_job {
   actx_dnnl_op *full, *last; /* ops of a block of `rows` rows and of the last, shorter block */
   const uint16_t *a, *b;
   float *acc;
-  int64_t rows, a_row_stride, n;
+  uint16_t *y; /* the rounding of acc, each block's on its task; NULL: the caller rounds */
+  int64_t m, rows, a_row_stride, n;
   size_t blocks;
   actx_status status[ROWS_MAX_TASKS];
   const char *why[ROWS_MAX_TASKS];
@@ -232,6 +236,9 @@ static void rows_task(void *ctx, size_t task) {
   const int64_t row = (int64_t)task * j->rows;
   j->status[task] = actx_dnnl_run(op, j->a + row * j->a_row_stride, j->b, NULL,
                                   j->acc + row * j->n, &j->why[task]);
+  const int64_t rows = task + 1 == j->blocks ? j->m - row : j->rows;
+  if (j->status[task] == ACTX_OK && j->y != NULL)
+    actx_dnnl_round(j->acc + row * j->n, j->y + row * j->n, (size_t)(rows * j->n), NULL);
 }
 
 /* A 2-D matmul (M x K by K x N) split into blocks of rows over the caller's parallel-for, each
@@ -239,15 +246,18 @@ static void rows_task(void *ctx, size_t task) {
  * ORT's pool oversubscribes the cores: both sides' threads spin after their parallel regions
  * (a 128 x 384 x 384 matmul took 0.5 ms on one thread and up to 61 ms on two), while blocks on
  * the pool's tasks use exactly the session's threads. The split is by whole rows, and a row's
- * sums do not depend on which rows share its block, so every split gives the same bits. */
+ * sums do not depend on which rows share its block, so every split gives the same bits. Where y
+ * is set, each task rounds its block's results into it (one parallel region a matmul, the
+ * rounding while the block is in cache). */
 static actx_status run_rows(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *ms,
-                            const uint16_t *a, const uint16_t *b, float *acc,
+                            const uint16_t *a, const uint16_t *b, float *acc, uint16_t *y,
                             const actx_parallel *par, const char **why) {
   const int64_t m = ms->a_dims[0], k = ms->a_dims[1], n = ms->b_dims[1];
   const double macs = (double)m * (double)k * (double)n;
   size_t tasks = actx_dnnl_split_tasks(par, macs, m, ROWS_MIN_MACS, ROWS_MAX_TASKS);
-  if (tasks <= 1) return run_whole(cache, ms, a, b, acc, why);
-  rows_job job = {.a = a, .b = b, .acc = acc, .a_row_stride = ms->a_strides[0], .n = n};
+  if (tasks <= 1) return run_whole(cache, ms, a, b, acc, y, (size_t)(m * n), par, why);
+  rows_job job = {
+      .a = a, .b = b, .acc = acc, .y = y, .m = m, .a_row_stride = ms->a_strides[0], .n = n};
   job.rows = (m + (int64_t)tasks - 1) / (int64_t)tasks;
   job.blocks = (size_t)((m + job.rows - 1) / job.rows);
   actx_dnnl_matmul_shape block = *ms, last = *ms;
@@ -314,6 +324,9 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     return actx_bf16_fail(why, "MatMul / Gemm: NULL data");
   float *acc = malloc(count * sizeof *acc);
   if (acc == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  /* Y = round(acc): rounded by the runs themselves; else round_out applies alpha and C */
+  const bool plain = !s->gemm || (!use_c && s->alpha == 1.0f);
+  uint16_t *y = plain && p.k > 0 ? out[0].data : NULL;
   if (p.k == 0) {
     memset(acc, 0, count * sizeof *acc); /* an empty sum */
   } else {
@@ -351,14 +364,14 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     }
     actx_dnnl_cache *cache = s->b_packed && fold ? s->packed_ops : s->ops;
     const uint16_t *b = cache == s->packed_ops ? NULL : in[1].data;
-    st = fold ? run_rows(cache, &ms, in[0].data, b, acc, par, why)
-              : run_whole(cache, &ms, in[0].data, b, acc, why);
+    st = fold ? run_rows(cache, &ms, in[0].data, b, acc, y, par, why)
+              : run_whole(cache, &ms, in[0].data, b, acc, y, count, par, why);
     if (st != ACTX_OK) {
       free(acc);
       return st;
     }
   }
-  round_out(s, &p, acc, out[0].data, count, use_c ? &in[2] : NULL, par);
+  if (y == NULL) round_out(s, &p, acc, out[0].data, count, use_c ? &in[2] : NULL, par);
   free(acc);
   return ACTX_OK;
 }
