@@ -245,19 +245,28 @@ static void sum_pass(float *restrict acc, const float *restrict src, int64_t n, 
     for (int64_t i = 0; i < n; i++) acc[i] = acc[i] + src[i * step];
 }
 
+/* rows of n elements, src_pitch and dst_pitch apart: a plane's rows into the padded plane, and
+ * back, each one function call for all the rows (SPPF's rows are 10 or 20 elements: a call or
+ * a memcpy a row cost more than the pool's arithmetic) */
 ACTX_BF16_VECTORISED
-static void widen_row(float *restrict dst, const uint16_t *restrict x, int64_t n) {
-  for (int64_t i = 0; i < n; i++) dst[i] = actx_bf16_to_f32(x[i]);
+static void widen_rows(float *restrict dst, int64_t dst_pitch, const uint16_t *restrict src,
+                       int64_t src_pitch, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t i = 0; i < n; i++)
+      dst[r * dst_pitch + i] = actx_bf16_to_f32(src[r * src_pitch + i]);
+}
+
+ACTX_BF16_VECTORISED
+static void round_rows(uint16_t *restrict dst, int64_t dst_pitch, const float *restrict src,
+                       int64_t src_pitch, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t i = 0; i < n; i++)
+      dst[r * dst_pitch + i] = actx_f32_to_bf16(src[r * src_pitch + i]);
 }
 
 ACTX_BF16_VECTORISED
 static void fill_row(float *restrict dst, float v, int64_t n) {
   for (int64_t i = 0; i < n; i++) dst[i] = v;
-}
-
-ACTX_BF16_VECTORISED
-static void round_row(uint16_t *restrict y, const float *restrict acc, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = actx_f32_to_bf16(acc[i]);
 }
 
 /* y (out0 x out1 x out2) from the accumulators at the padded pitches, each divided first by
@@ -320,9 +329,9 @@ static void max_separable(const pool_job *job, float *acc, float *buf, float *tm
   for (int64_t j0 = 0; j0 < p->kernel[0]; j0++) max_pass(acc, middle + j0 * step0, lanes, 1);
 }
 
-/* Planes [nc, nc + planes), planes <= job->chunk_planes: widened whole (one long row), then
- * each input row copied to its place in the padded planes; the max rounded whole, then each
- * output row copied out (a small plane's short rows cost a copy each, not a conversion). */
+/* Planes [nc, nc + planes), planes <= job->chunk_planes: each input row widened into its place
+ * in the padded planes, the max computed over all the lanes, each output row rounded out of
+ * them (widen_rows, round_rows: one call a plane's rows). */
 static void pool_chunk(const pool_job *job, size_t task, int64_t nc, int64_t planes) {
   const pool_plan *p = job->p;
   const int64_t P0 = job->padded[0], P1 = job->padded[1], P2 = job->padded[2];
@@ -334,12 +343,11 @@ static void pool_chunk(const pool_job *job, size_t task, int64_t nc, int64_t pla
   const int64_t n0 = p->in[0] < P0 - p->pad_b[0] ? p->in[0] : P0 - p->pad_b[0];
   const int64_t n1 = p->in[1] < P1 - p->pad_b[1] ? p->in[1] : P1 - p->pad_b[1];
   const int64_t n2 = p->in[2] < P2 - p->pad_b[2] ? p->in[2] : P2 - p->pad_b[2];
-  widen_row(tmp, job->x + nc * in_sp, planes * in_sp);
+  const uint16_t *x = job->x + nc * in_sp;
   for (int64_t b = 0; b < planes; b++)
     for (int64_t q0 = 0; q0 < n0; q0++)
-      for (int64_t q1 = 0; q1 < n1; q1++)
-        memcpy(buf + b * psize + ((q0 + p->pad_b[0]) * P1 + q1 + p->pad_b[1]) * P2 + p->pad_b[2],
-               tmp + b * in_sp + (q0 * p->in[1] + q1) * p->in[2], (size_t)n2 * sizeof *tmp);
+      widen_rows(buf + b * psize + ((q0 + p->pad_b[0]) * P1 + p->pad_b[1]) * P2 + p->pad_b[2],
+                 P2, x + b * in_sp + q0 * p->in[1] * p->in[2], p->in[2], n1, n2);
   /* at the padded pitches, lane b·psize + (o0·P1 + o1)·P2 + o2 is output (nc + b, o0, o1, o2) */
   const int64_t lanes =
       (planes - 1) * psize + ((p->out[0] - 1) * P1 + p->out[1] - 1) * P2 + p->out[2];
@@ -363,13 +371,10 @@ static void pool_chunk(const pool_job *job, size_t task, int64_t nc, int64_t pla
       mean_plane(y + b * out_sp, acc + b * psize, p->out, P1, P2, job->count);
     return;
   }
-  uint16_t *rounded = (uint16_t *)tmp;
-  round_row(rounded, acc, lanes);
   for (int64_t b = 0; b < planes; b++)
     for (int64_t o0 = 0; o0 < p->out[0]; o0++)
-      for (int64_t o1 = 0; o1 < p->out[1]; o1++)
-        memcpy(y + ((b * p->out[0] + o0) * p->out[1] + o1) * p->out[2],
-               rounded + b * psize + (o0 * P1 + o1) * P2, (size_t)p->out[2] * sizeof *y);
+      round_rows(y + (b * p->out[0] + o0) * p->out[1] * p->out[2], p->out[2],
+                 acc + b * psize + o0 * P1 * P2, P2, p->out[1], p->out[2]);
 }
 
 /* The window positions j inside the input along dim d for output o: [*lo, *hi). */
@@ -519,9 +524,8 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
     /* as many planes at once as fill POOL_CHUNK_FLOATS (a plane at least), then the
      * accumulators: pool_chunk's lanes, at most as many */
     job.chunk_planes = plane < POOL_CHUNK_FLOATS ? POOL_CHUNK_FLOATS / plane : 1;
-    /* the padded planes, the accumulators, and the widened input (or the rounded output) */
-    job.scratch_per_task =
-        (size_t)((2 * plane + (in_sp > plane ? in_sp : plane)) * job.chunk_planes);
+    /* the padded planes, the accumulators, and max_separable's other buffer */
+    job.scratch_per_task = (size_t)(3 * plane * job.chunk_planes);
     job.scratch = malloc(tasks * job.scratch_per_task * sizeof *job.scratch);
     counts = malloc((size_t)(p.out[0] + p.out[1] + p.out[2]) * sizeof *counts);
     if (job.scratch == NULL || counts == NULL) {
