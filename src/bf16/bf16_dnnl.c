@@ -354,30 +354,21 @@ static channels_move channels_move_of(const_dnnl_memory_desc_t first,
 }
 
 /* Image by image, elements of elem_bytes: the view's [channels][plane] (rows channel_stride
- * apart) <-> dense [plane][channels]. */
-static void channels_to_last(const channels_view *v, size_t elem_bytes, const void *first,
-                             void *last) {
+ * apart) to dense [plane][channels] (to_last), or back. */
+static void channels_transpose(const channels_view *v, size_t elem_bytes, bool to_last,
+                               const void *from, void *to) {
+  const size_t c = (size_t)v->channels, plane = (size_t)v->plane, cs = (size_t)v->channel_stride;
+  const size_t rows = to_last ? c : plane, cols = to_last ? plane : c;
+  const size_t from_stride = to_last ? cs : c, to_stride = to_last ? c : cs;
   for (int64_t n = 0; n < v->batch; n++) {
-    const size_t f = (size_t)(n * v->batch_stride), l = (size_t)(n * v->plane * v->channels);
+    const size_t first = (size_t)(n * v->batch_stride), last = (size_t)n * plane * c;
+    const size_t f = to_last ? first : last, t = to_last ? last : first;
     if (elem_bytes == 2)
-      actx_transpose16((const uint16_t *)first + f, (size_t)v->channels, (size_t)v->plane,
-                       (size_t)v->channel_stride, (uint16_t *)last + l, (size_t)v->channels);
+      actx_transpose16((const uint16_t *)from + f, rows, cols, from_stride, (uint16_t *)to + t,
+                       to_stride);
     else
-      actx_transpose32((const uint32_t *)first + f, (size_t)v->channels, (size_t)v->plane,
-                       (size_t)v->channel_stride, (uint32_t *)last + l, (size_t)v->channels);
-  }
-}
-
-static void channels_to_first(const channels_view *v, size_t elem_bytes, const void *last,
-                              void *first) {
-  for (int64_t n = 0; n < v->batch; n++) {
-    const size_t f = (size_t)(n * v->batch_stride), l = (size_t)(n * v->plane * v->channels);
-    if (elem_bytes == 2)
-      actx_transpose16((const uint16_t *)last + l, (size_t)v->plane, (size_t)v->channels,
-                       (size_t)v->channels, (uint16_t *)first + f, (size_t)v->channel_stride);
-    else
-      actx_transpose32((const uint32_t *)last + l, (size_t)v->plane, (size_t)v->channels,
-                       (size_t)v->channels, (uint32_t *)first + f, (size_t)v->channel_stride);
+      actx_transpose32((const uint32_t *)from + f, rows, cols, from_stride, (uint32_t *)to + t,
+                       to_stride);
   }
 }
 
@@ -977,8 +968,8 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
   dnnl_stream_t stream = NULL;
   const int previous = one_thread_begin();
   dnnl_status_t st = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
-  if (op->src_move.on) channels_to_last(&op->src_move.first, op->src_move.elem_bytes, from_src,
-                                        src_tmp);
+  if (op->src_move.on)
+    channels_transpose(&op->src_move.first, op->src_move.elem_bytes, true, from_src, src_tmp);
   if (st == dnnl_success && op->src_reorder != NULL)
     st = reorder_run(op->src_reorder, stream, src_md, from_src, op->src, src_tmp, scratch);
   if (st == dnnl_success && op->wei_reorder != NULL)
@@ -1002,13 +993,13 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
     st = reorder_run(op->dst_reorder, stream, op->dst, dst_tmp, op->user_dst, dst, scratch);
   const channels_view *v = &op->dst_view;
   if (st == dnnl_success && op->dst_move.on && rounded == NULL)
-    channels_to_first(v, op->dst_move.elem_bytes, dst_tmp, dst);
+    channels_transpose(v, op->dst_move.elem_bytes, false, dst_tmp, dst);
   if (st == dnnl_success && op->dst_move.on && rounded != NULL) {
     /* rounding first, in the primitive's dense layout: the transpose then moves 2 bytes an
      * element, not 4 */
     round_span((const float *)dst_tmp, (uint16_t *)round_tmp,
                (size_t)(v->batch * v->channels * v->plane));
-    channels_to_first(v, sizeof(uint16_t), round_tmp, rounded);
+    channels_transpose(v, sizeof(uint16_t), false, round_tmp, rounded);
   }
   if (st == dnnl_success && !op->dst_move.on && rounded != NULL)
     for (int64_t n = 0; n < v->batch; n++)
