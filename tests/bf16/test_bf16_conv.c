@@ -336,6 +336,20 @@ static void channels_last(void) {
   actx_dnnl_op *op = NULL;
   const char *why = "";
   CHECK(actx_dnnl_conv_create(&s, NULL, &op, &why) == ACTX_OK);
+  /* its two runs, the float32 result rounded after (actx_dnnl_run: the transpose back moves
+   * float32) and rounded within (actx_dnnl_run_rounded: the rounding first), give one result */
+  const size_t nx = 32 * 20 * 20, nw = 32 * 32 * 9, ny = 32 * 20 * 20;
+  uint16_t *x = malloc(nx * 2), *w = malloc(nw * 2), *y = malloc(ny * 2), *y2 = malloc(ny * 2);
+  float *acc = malloc(ny * sizeof *acc);
+  if (op != NULL && x != NULL && w != NULL && y != NULL && y2 != NULL && acc != NULL) {
+    for (size_t i = 0; i < nx; i++) x[i] = random_bf16();
+    for (size_t i = 0; i < nw; i++) w[i] = random_bf16();
+    CHECK(actx_dnnl_run(op, x, w, NULL, acc, &why) == ACTX_OK);
+    actx_dnnl_round(acc, y, ny, NULL);
+    CHECK(actx_dnnl_run_rounded(op, x, w, NULL, y2, &why) == ACTX_OK);
+    CHECK(memcmp(y, y2, ny * 2) == 0);
+  }
+  free(x), free(w), free(y), free(y2), free(acc);
   if (actx_dnnl_native_bf16()) {
     if (!actx_dnnl_op_transposes(op))
       fprintf(stderr, "channels-last: %s does not transpose\n", actx_dnnl_op_impl(op));
