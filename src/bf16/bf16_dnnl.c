@@ -184,13 +184,12 @@ typedef struct channels_view {
   int64_t batch, channels, plane, batch_stride, channel_stride;
 } channels_view;
 
-/* A layout change the transposes of bf16_transpose.h make in place of a oneDNN reorder: between
- * the caller's channels-first view and the dense channels-last tensor of the same dimensions
- * and element type a convolution primitive takes. */
+/* Whether the transposes of bf16_transpose.h make a layout change in place of a oneDNN reorder:
+ * between the caller's channels-first view and the dense channels-last tensor of the same
+ * dimensions and element type a convolution primitive takes. */
 typedef struct channels_move {
   bool on;
   size_t elem_bytes; /* 2 or 4 */
-  channels_view first;
 } channels_move;
 
 struct actx_dnnl_op {
@@ -206,11 +205,12 @@ struct actx_dnnl_op {
   dnnl_memory_desc_t src, wei, dst;
   /* caller's -> primitive's (src, weights) and primitive's -> caller's (dst); NULL: the same */
   dnnl_primitive_t src_reorder, wei_reorder, dst_reorder;
-  /* or, for src and dst, the same change made by a transpose (src_reorder / dst_reorder NULL) */
+  /* the caller's src and dst as channels-first views (a convolution's; .ok false otherwise),
+   * and for each whether a transpose makes the change (src_reorder / dst_reorder then NULL) */
+  channels_view src_view, dst_view;
   channels_move src_move, dst_move;
-  /* the caller's dst as a channels-first view (a convolution's), for a rounded run: the bytes it
-   * takes a run, float32 in the caller's layout or, with dst_move, bfloat16 channels-last */
-  channels_view dst_view;
+  /* the bytes a rounded run takes: float32 in the caller's layout or, with dst_move, bfloat16
+   * channels-last */
   size_t rounded_bytes;
   /* per run: widened src / weights, reordered src / weights / dst, scratchpad */
   size_t wide_src_bytes, wide_wei_bytes, src_bytes, wei_bytes, dst_bytes, scratch_bytes;
@@ -307,50 +307,52 @@ static bool plain_layout(const_dnnl_memory_desc_t md, int nd, const dnnl_dims_t 
   return true;
 }
 
-/* md as a channels-first view (.ok), its dims and strides (which a caller may check further). */
-static channels_view channels_view_of(const_dnnl_memory_desc_t md, const dnnl_dims_t **dims,
-                                      const dnnl_dims_t **strides) {
+/* md as a channels-first view (.ok). */
+static channels_view channels_view_of(const_dnnl_memory_desc_t md) {
   channels_view v = {.ok = false};
   int nd = 0;
+  const dnnl_dims_t *dims = NULL, *strides = NULL;
   if (dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &nd) != dnnl_success || nd < 3 ||
-      !plain_layout(md, nd, dims, strides))
+      !plain_layout(md, nd, &dims, &strides))
     return v;
   int64_t plane = 1;
   for (int i = nd - 1; i >= 2; i--) {
-    if ((**dims)[i] > 1 && (**strides)[i] != plane) return v;
-    plane *= (**dims)[i];
+    if ((*dims)[i] > 1 && (*strides)[i] != plane) return v;
+    plane *= (*dims)[i];
   }
   return (channels_view){.ok = true,
-                         .batch = (**dims)[0],
-                         .channels = (**dims)[1],
+                         .batch = (*dims)[0],
+                         .channels = (*dims)[1],
                          .plane = plane,
-                         .batch_stride = (**strides)[0],
-                         .channel_stride = (**strides)[1]};
+                         .batch_stride = (*strides)[0],
+                         .channel_stride = (*strides)[1]};
 }
 
-/* The transpose that takes `first` (the caller's channels-first view) to or from `last` (the
- * primitive's layout), when it is one (.on); a stride of a dimension of 1 does not matter. */
-static channels_move channels_move_of(const_dnnl_memory_desc_t first,
+/* Whether a transpose takes `first` (the caller's layout, view v) to or from `last` (the
+ * primitive's): v is a channels-first view and last the dense channels-last layout of the same
+ * dimensions and element type (a stride of a dimension of 1 does not matter). */
+static channels_move channels_move_of(const channels_view *v, const_dnnl_memory_desc_t first,
                                       const_dnnl_memory_desc_t last) {
-  channels_move m = {.on = false};
+  const channels_move none = {.on = false};
   const dnnl_data_type_t type = md_type(first);
-  if (dnnl_memory_desc_equal(first, last) || type != md_type(last) ||
-      (type != dnnl_bf16 && type != dnnl_f32))
-    return m;
-  const dnnl_dims_t *dims = NULL, *fs = NULL, *last_dims = NULL, *ls = NULL;
-  const channels_view v = channels_view_of(first, &dims, &fs);
   int nd = 0;
-  dnnl_memory_desc_query(first, dnnl_query_ndims_s32, &nd);
-  if (!v.ok || !plain_layout(last, nd, &last_dims, &ls) ||
-      memcmp(*dims, *last_dims, (size_t)nd * sizeof (*dims)[0]) != 0)
-    return m;
-  int64_t span = (*dims)[1];
+  if (!v->ok || dnnl_memory_desc_equal(first, last) || type != md_type(last) ||
+      (type != dnnl_bf16 && type != dnnl_f32) ||
+      dnnl_memory_desc_query(first, dnnl_query_ndims_s32, &nd) != dnnl_success)
+    return none;
+  const dnnl_dims_t *first_dims = NULL, *first_strides = NULL, *dims = NULL, *strides = NULL;
+  if (!plain_layout(first, nd, &first_dims, &first_strides) ||
+      !plain_layout(last, nd, &dims, &strides) ||
+      memcmp(*first_dims, *dims, (size_t)nd * sizeof (*dims)[0]) != 0)
+    return none;
+  int64_t span = v->channels;
   for (int i = nd - 1; i >= 2; i--) {
-    if ((*dims)[i] > 1 && (*ls)[i] != span) return m;
+    if ((*dims)[i] > 1 && (*strides)[i] != span) return none;
     span *= (*dims)[i];
   }
-  if (((*dims)[1] > 1 && (*ls)[1] != 1) || ((*dims)[0] > 1 && (*ls)[0] != span)) return m;
-  return (channels_move){.on = true, .elem_bytes = type == dnnl_bf16 ? 2 : 4, .first = v};
+  if ((v->channels > 1 && (*strides)[1] != 1) || (v->batch > 1 && (*strides)[0] != span))
+    return none;
+  return (channels_move){.on = true, .elem_bytes = type == dnnl_bf16 ? 2 : 4};
 }
 
 /* Image by image, elements of elem_bytes: the view's [channels][plane] (rows channel_stride
@@ -800,8 +802,10 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   if (st == dnnl_success) st = dnnl_primitive_create(&op->prim, pd);
   dnnl_primitive_desc_destroy(pd);
   if (st == dnnl_success) {
-    op->src_move = channels_move_of(from_src, op->src);
-    op->dst_move = channels_move_of(op->user_dst, op->dst);
+    op->src_view = channels_view_of(from_src);
+    op->dst_view = channels_view_of(op->user_dst);
+    op->src_move = channels_move_of(&op->src_view, from_src, op->src);
+    op->dst_move = channels_move_of(&op->dst_view, op->user_dst, op->dst);
   }
   if (st == dnnl_success && !op->src_move.on)
     st = reorder_make(from_src, op->src, &op->src_reorder, &op->scratch_bytes);
@@ -822,8 +826,6 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
   if (op->wei_reorder != NULL) op->wei_bytes = round_up(dnnl_memory_desc_get_size(op->wei));
   if (op->dst_reorder != NULL || op->dst_move.on)
     op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
-  const dnnl_dims_t *dims = NULL, *strides = NULL;
-  op->dst_view = channels_view_of(op->user_dst, &dims, &strides);
   const channels_view *v = &op->dst_view;
   if (op->dst_move.on)
     op->rounded_bytes = round_up((size_t)(v->batch * v->channels * v->plane) * sizeof(uint16_t));
@@ -969,7 +971,7 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
   const int previous = one_thread_begin();
   dnnl_status_t st = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
   if (op->src_move.on)
-    channels_transpose(&op->src_move.first, op->src_move.elem_bytes, true, from_src, src_tmp);
+    channels_transpose(&op->src_view, op->src_move.elem_bytes, true, from_src, src_tmp);
   if (st == dnnl_success && op->src_reorder != NULL)
     st = reorder_run(op->src_reorder, stream, src_md, from_src, op->src, src_tmp, scratch);
   if (st == dnnl_success && op->wei_reorder != NULL)
