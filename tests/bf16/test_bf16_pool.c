@@ -242,6 +242,57 @@ static void test_random(void) {
   }
 }
 
+/* MaxPool of many small planes runs across the planes (bf16_pool.c's pool_chunk_across, from
+ * 32 planes of at most 400 positions): random windows, strides, dilations, pads and ceil_mode
+ * over 32..79 planes, with ties, signed zeros, infinities and NaNs (payloads kept, made quiet:
+ * the first in a window wins) among the values; and its split over tasks gives one run's bits. */
+static void test_across(void) {
+  static const uint16_t specials[] = {0x7FC1, 0xFFA3, 0x7F81, 0x8000, 0x0000, 0x7F80, 0xFF80,
+                                      0x0001};
+  for (int rep = 0; rep < 60; rep++) {
+    pool_cfg c = {.op = ACTX_BF16_OP_MAX_POOL, .k = 1 + (size_t)rep % 3, .ceil_mode = -1,
+                  .count_include_pad = -1, .storage_order = -1};
+    int64_t dims[5] = {1 + rng_u32() % 2, 32 + rng_u32() % 48};
+    for (size_t d = 0; d < c.k; d++) {
+      dims[2 + d] = 1 + rng_u32() % (c.k == 1 ? 40 : c.k == 2 ? 20 : 7);
+      c.kernel[d] = 1 + rng_u32() % 5;
+      c.stride[d] = 1 + rng_u32() % 2;
+      c.dil[d] = 1 + rng_u32() % 2;
+      c.pb[d] = rng_u32() % c.kernel[d];
+      c.pe[d] = rng_u32() % c.kernel[d];
+    }
+    c.set_strides = c.set_dil = c.set_pads = true;
+    c.ceil_mode = (int)(rng_u32() % 2);
+    const actx_shape xs = shape_of(2 + c.k, dims);
+    bool fits = true;
+    for (size_t d = 0; d < c.k; d++) {
+      int64_t pb, pe;
+      fits &= ref_out(&c, d, dims[2 + d], &pb, &pe) >= 1;
+    }
+    if (!fits) continue;
+    const int64_t n = actx_shape_elements(&xs);
+    uint16_t *x = malloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; i++) {
+      const uint32_t r = rng_u32() % 100;
+      x[i] = r < 3    ? specials[rng_u32() % (sizeof specials / sizeof specials[0])]
+             : rep % 2 ? bf((float)(rng_u32() % 4))
+                       : bf(rng_uniform(-8.0f, 8.0f));
+    }
+    check_pool(&c, &xs, x);
+    free(x);
+  }
+  const int64_t d4[4] = {4, 128, 10, 10}; /* enough window positions to be split */
+  uint16_t *x = malloc(4 * 128 * 10 * 10 * 2);
+  fill_uniform(x, 4 * 128 * 10 * 10, -5.0f, 5.0f);
+  actx_tensor in[1] = {tensor_bf16(shape_of(4, d4), x)};
+  const pool_cfg c = {.op = ACTX_BF16_OP_MAX_POOL, .k = 2, .kernel = {5, 5}, .stride = {1, 1},
+                      .dil = {1, 1}, .pb = {2, 2}, .pe = {2, 2}, .ceil_mode = -1,
+                      .count_include_pad = -1, .storage_order = -1, .set_pads = true};
+  const actx_bf16_node node = cfg_node(&c);
+  CHECK_SPLIT_SAME(&node, in, 1, node.n_outputs);
+  free(x);
+}
+
 static void test_known(void) {
   /* ONNX's maxpool_2d_ceil: 4x4 of 1..16, kernel 3, stride 2, ceil -> [[11,12],[15,16]] */
   uint16_t x[25];
@@ -487,6 +538,7 @@ static void test_split(void) {
 int main(void) {
   test_split();
   test_random();
+  test_across();
   test_known();
   test_global_and_edges();
   test_bad();
