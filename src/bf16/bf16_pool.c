@@ -497,11 +497,6 @@ static void max_across(const pool_plan *p, const float *restrict xf, int64_t pla
       }
 }
 
-ACTX_BF16_VECTORISED
-static void widen_span(float *restrict dst, const uint16_t *restrict src, int64_t n) {
-  for (int64_t i = 0; i < n; i++) dst[i] = actx_bf16_to_f32(src[i]);
-}
-
 static void pool_chunk_across(const pool_job *job, size_t task, int64_t nc, int64_t planes) {
   const pool_plan *p = job->p;
   const int64_t in_sp = p->in[0] * p->in[1] * p->in[2], out_sp = p->out[0] * p->out[1] * p->out[2];
@@ -509,7 +504,7 @@ static void pool_chunk_across(const pool_job *job, size_t task, int64_t nc, int6
   uint16_t *xt = (uint16_t *)(acc + job->chunk_planes), *yt = xt + in_sp * job->chunk_planes;
   actx_transpose16(job->x + nc * in_sp, (size_t)planes, (size_t)in_sp, (size_t)in_sp, xt,
                    (size_t)planes);
-  widen_span(xf, xt, in_sp * planes);
+  widen_rows(xf, 0, xt, 0, 1, in_sp * planes);
   max_across(p, xf, planes, acc, yt);
   actx_transpose16(yt, (size_t)out_sp, (size_t)planes, (size_t)planes, job->y + nc * out_sp,
                    (size_t)out_sp);
