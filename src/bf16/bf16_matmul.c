@@ -277,15 +277,12 @@ static actx_status run_rows(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape
   return st;
 }
 
-/* Y = round(alpha·acc + beta·C) (Gemm) or round(acc) (MatMul), in float32, once. C broadcast
- * from [1 or M, 1 or N] (or lower rank); beta == 0 leaves C unread, as ONNX Runtime does. */
+/* Y = round(alpha·acc + beta·C), Gemm's with an alpha or a C, in float32, once (a plain
+ * round(acc) is the runs' own). C broadcast from [1 or M, 1 or N] (or lower rank); beta == 0
+ * leaves C unread, as ONNX Runtime does. */
 static void round_out(const matmul_state *s, const problem *p, const float *acc, uint16_t *y,
-                      size_t count, const actx_tensor *c, const actx_parallel *par) {
+                      const actx_tensor *c) {
   const bool with_c = s->gemm && s->has_c && s->beta != 0.0f;
-  if (!s->gemm || (!with_c && s->alpha == 1.0f)) {
-    actx_dnnl_round(acc, y, count, par);
-    return;
-  }
   const size_t m = (size_t)p->m, n = (size_t)p->n;
   size_t cm = 0, cn = 0; /* C's strides over Y's rows and columns: 0 where it broadcasts */
   const uint16_t *cd = NULL;
@@ -326,9 +323,10 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
   if (acc == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   /* Y = round(acc): rounded by the runs themselves; else round_out applies alpha and C */
   const bool plain = !s->gemm || (!use_c && s->alpha == 1.0f);
-  uint16_t *y = plain && p.k > 0 ? out[0].data : NULL;
+  uint16_t *y = plain ? out[0].data : NULL;
   if (p.k == 0) {
     memset(acc, 0, count * sizeof *acc); /* an empty sum */
+    if (y != NULL) actx_dnnl_round(acc, y, count, par);
   } else {
     /* the oneDNN problem: 2-D when B has no batch (A's batch folded into M), else batched */
     actx_dnnl_matmul_shape ms;
@@ -371,7 +369,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
       return st;
     }
   }
-  if (y == NULL) round_out(s, &p, acc, out[0].data, count, use_c ? &in[2] : NULL, par);
+  if (y == NULL) round_out(s, &p, acc, out[0].data, use_c ? &in[2] : NULL);
   free(acc);
   return ACTX_OK;
 }

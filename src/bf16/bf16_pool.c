@@ -225,18 +225,14 @@ typedef struct pool_job {
 
 /* the max fold: a NaN stays (the first met), else a greater value replaces (the first of equal
  * values stays) */
+static inline float max_fold(float a, float v) { return a == a && !(v <= a) ? v : a; }
+
 ACTX_BF16_VECTORISED
 static void max_pass(float *restrict acc, const float *restrict src, int64_t n, int64_t step) {
   if (step == 1)
-    for (int64_t i = 0; i < n; i++) {
-      const float a = acc[i], v = src[i];
-      acc[i] = a == a && !(v <= a) ? v : a;
-    }
+    for (int64_t i = 0; i < n; i++) acc[i] = max_fold(acc[i], src[i]);
   else
-    for (int64_t i = 0; i < n; i++) {
-      const float a = acc[i], v = src[i * step];
-      acc[i] = a == a && !(v <= a) ? v : a;
-    }
+    for (int64_t i = 0; i < n; i++) acc[i] = max_fold(acc[i], src[i * step]);
 }
 
 ACTX_BF16_VECTORISED
@@ -488,10 +484,7 @@ static void max_across(const pool_plan *p, const float *restrict xf, int64_t pla
               const int64_t q1 = o1 * p->stride[1] - p->pad_b[1] + j1 * p->dilation[1];
               const int64_t q2 = o2 * p->stride[2] - p->pad_b[2] + j2 * p->dilation[2];
               const float *v = xf + ((q0 * p->in[1] + q1) * p->in[2] + q2) * planes;
-              for (int64_t c = 0; c < planes; c++) {
-                const float a = acc[c];
-                acc[c] = a == a && !(v[c] <= a) ? v[c] : a;
-              }
+              for (int64_t c = 0; c < planes; c++) acc[c] = max_fold(acc[c], v[c]);
             }
         for (int64_t c = 0; c < planes; c++) yt[o * planes + c] = actx_f32_to_bf16(acc[c]);
       }
