@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16_conv_nonfinite.h"
 #include "bf16_dnnl.h"
 #include "bf16_family.h"
 #include "half.h"
@@ -255,6 +256,7 @@ typedef struct slabs_job {
   int64_t rows_per_task;
   actx_status status[SLAB_MAX_TASKS];
   const char *why[SLAB_MAX_TASKS];
+  bool nonfinite[SLAB_MAX_TASKS]; /* a NaN or an infinity among the slab's results */
 } slabs_job;
 
 /* The convolution that gives output rows [r0, r1) of the first spatial dimension: the input
@@ -286,7 +288,8 @@ static actx_dnnl_conv_shape slab_shape(const actx_dnnl_conv_shape *whole, int64_
   return s;
 }
 
-static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, const char **why) {
+static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, bool *nonfinite,
+                            const char **why) {
   size_t x_offset = 0, y_offset = 0;
   actx_dnnl_conv_shape shape = *j->whole;
   if (r0 != 0 || r1 != j->whole->out[0]) shape = slab_shape(j->whole, r0, r1, &x_offset, &y_offset);
@@ -294,7 +297,8 @@ static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, const ch
   actx_status st = actx_dnnl_cache_conv(j->cache, &shape, &op, why);
   if (st != ACTX_OK) return st;
   /* the slab's rows rounded by its own run, on its task */
-  st = actx_dnnl_run_rounded(op, j->x + x_offset, j->w, j->bias, j->y + y_offset, why);
+  st = actx_dnnl_run_rounded(op, j->x + x_offset, j->w, j->bias, j->y + y_offset, nonfinite,
+                             why);
   actx_dnnl_cache_release(j->cache, op);
   return st;
 }
@@ -303,29 +307,52 @@ static void slab_task(void *ctx, size_t task) {
   slabs_job *j = ctx;
   const int64_t r0 = (int64_t)task * j->rows_per_task, rows = j->whole->out[0];
   const int64_t r1 = r0 + j->rows_per_task < rows ? r0 + j->rows_per_task : rows;
-  j->status[task] = run_slab(j, r0, r1, &j->why[task]);
+  j->status[task] = run_slab(j, r0, r1, &j->nonfinite[task], &j->why[task]);
 }
 
 /* The convolution split into slabs of output rows over the caller's parallel-for, each slab one
  * oneDNN run on its task's thread alone (see bf16_matmul.c's run_rows for why not oneDNN's own
  * team). */
 static actx_status run_slabs(const slabs_job *whole_job, const actx_parallel *par,
-                             const char **why) {
+                             bool *nonfinite, const char **why) {
   const actx_dnnl_conv_shape *cs = whole_job->whole;
   double macs = (double)cs->batch * (double)cs->out_channels * (double)(cs->channels / cs->group);
   for (size_t i = 0; i < cs->spatial; i++) macs *= (double)cs->out[i] * (double)cs->kernel[i];
   size_t tasks = actx_dnnl_split_tasks(par, macs, cs->out[0], SLAB_MIN_MACS, SLAB_MAX_TASKS);
-  if (tasks <= 1) return run_slab(whole_job, 0, cs->out[0], why);
+  if (tasks <= 1) return run_slab(whole_job, 0, cs->out[0], nonfinite, why);
   slabs_job job = *whole_job;
   job.rows_per_task = (cs->out[0] + (int64_t)tasks - 1) / (int64_t)tasks;
   tasks = (size_t)((cs->out[0] + job.rows_per_task - 1) / job.rows_per_task);
   par->parallel_for(par->runner_ctx, slab_task, &job, tasks);
+  for (size_t i = 0; i < tasks; i++) *nonfinite |= job.nonfinite[i];
   for (size_t i = 0; i < tasks; i++)
     if (job.status[i] != ACTX_OK) {
       if (why != NULL) *why = job.why[i];
       return job.status[i];
     }
   return ACTX_OK;
+}
+
+/* The outputs whose windows hold a NaN or an infinity of X, recomputed from X itself and W in
+ * float32 (packed W brought back to its plain layout for it). */
+static actx_status repair(const conv_state *s, const actx_dnnl_conv_shape *cs,
+                          const actx_tensor *in, const float *bias, uint16_t *y,
+                          const char **why) {
+  const actx_shape *ws = w_shape_of(s, in);
+  const size_t w_count = (size_t)actx_shape_elements(ws);
+  float *w = malloc(w_count * sizeof *w);
+  if (w == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
+  actx_status st = ACTX_OK;
+  if (s->w_packed) {
+    st = actx_dnnl_weights_plain(actx_dnnl_cache_weights(s->packed_ops), w, why);
+  } else {
+    const uint16_t *wb = in[1].data;
+    for (size_t i = 0; i < w_count; i++) w[i] = actx_bf16_to_f32(wb[i]);
+  }
+  if (st == ACTX_OK && !actx_conv_repair(cs, in[0].data, w, bias, y))
+    st = ACTX_ERROR_OUT_OF_MEMORY;
+  free(w);
+  return st;
 }
 
 static actx_status run(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
@@ -360,13 +387,25 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     for (size_t i = 0; i < count; i++)
       yd[i] = actx_f32_to_bf16(bias != NULL ? bias[i / plane % m] : 0.0f);
   } else {
-    const slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
-                           .whole = &cs,
-                           .x = in[0].data,
-                           .w = s->w_packed ? NULL : in[1].data,
-                           .bias = bias,
-                           .y = out[0].data};
-    st = run_slabs(&job, par, why);
+    slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
+                     .whole = &cs,
+                     .x = in[0].data,
+                     .w = s->w_packed ? NULL : in[1].data,
+                     .bias = bias,
+                     .y = out[0].data};
+    bool nonfinite = false;
+    st = run_slabs(&job, par, &nonfinite, why);
+    /* A NaN or an infinity in the results: oneDNN may have spread X's to outputs beside their
+     * own (bf16_conv_nonfinite.h). Then again with them as zeros, and their outputs recomputed;
+     * a finite X's results (overflow) stand as they are. */
+    const size_t x_count = (size_t)actx_shape_elements(&in[0].shape);
+    if (st == ACTX_OK && nonfinite && actx_conv_has_nonfinite(in[0].data, x_count)) {
+      uint16_t *finite = actx_conv_finite_copy(in[0].data, x_count);
+      job.x = finite;
+      st = finite == NULL ? ACTX_ERROR_OUT_OF_MEMORY : run_slabs(&job, par, &nonfinite, why);
+      if (st == ACTX_OK) st = repair(s, &cs, in, bias, out[0].data, why);
+      free(finite);
+    }
   }
   if (bias != s->bias) free(bias);
   return st;

@@ -24,10 +24,18 @@ static inline uint16_t round_one(const float *f) {
   return (uint16_t)((rounded & ~nan) | (quiet & nan));
 }
 
-/* Integer arithmetic only: every clone gives the same bits. */
-ACTX_BF16_VECTORISED static void round_span(const float *restrict acc, uint16_t *restrict y,
-                                            size_t n) {
-  for (size_t i = 0; i < n; i++) y[i] = round_one(&acc[i]);
+/* Integer arithmetic only: every clone gives the same bits. Returns non-zero when any value is a
+ * NaN or an infinity (an all-ones exponent carries into bit 31), for free in the same pass. */
+ACTX_BF16_VECTORISED static uint32_t round_span(const float *restrict acc,
+                                                uint16_t *restrict y, size_t n) {
+  uint32_t nonfinite = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &acc[i], sizeof u);
+    nonfinite |= ((u & 0x7F800000u) + 0x00800000u) & 0x80000000u;
+    y[i] = round_one(&acc[i]);
+  }
+  return nonfinite;
 }
 
 /* Below this many results a task, the pool's wake-up costs more than the pass. */
@@ -75,6 +83,10 @@ actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *shape, const uint16_
 }
 size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *weights) { return 0; }
 void actx_dnnl_weights_destroy(actx_dnnl_weights *weights) {}
+actx_status actx_dnnl_weights_plain(const actx_dnnl_weights *weights, float *plain,
+                                    const char **why) {
+  return unavailable(why);
+}
 actx_status actx_dnnl_matmul_create(const actx_dnnl_matmul_shape *shape,
                                     const actx_dnnl_weights *weights, actx_dnnl_op **out,
                                     const char **why) {
@@ -91,7 +103,7 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
 }
 actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
                                   const uint16_t *weights, const float *bias, uint16_t *y,
-                                  const char **why) {
+                                  bool *nonfinite, const char **why) {
   return unavailable(why);
 }
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
@@ -472,14 +484,18 @@ static void engine_init(void) {
     return;
   }
   /* oneDNN's bfloat16 primitives on a host without bfloat16 arithmetic are its reference
-   * loops ("ref:any"), orders of magnitude slower than its float32 ones. */
+   * loops ("ref:any"), orders of magnitude slower than its float32 ones; on AVX-512 without
+   * AVX512_BF16 its jit emulation ("gemm:jit:bf16") makes NaN of inf · x in its matmuls (the
+   * zero padding of K). Both compute in float32 instead. */
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa(); /* a mask: AMX's holds this one */
+  const bool bf16_hardware = (isa & dnnl_cpu_isa_avx512_core_bf16) == dnnl_cpu_isa_avx512_core_bf16;
   const actx_dnnl_matmul_shape probe = {
       .rank = 2, .a_dims = {64, 64}, .a_strides = {64, 1}, .b_dims = {64, 64},
       .b_strides = {64, 1}};
   dnnl_primitive_desc_t pd = NULL;
   const int previous = one_thread_begin();
   if (matmul_pd(&probe, dnnl_bf16, NULL, &pd) == dnnl_success) {
-    native_bf16 = strncmp(pd_impl(pd), "ref", 3) != 0;
+    native_bf16 = bf16_hardware && strncmp(pd_impl(pd), "ref", 3) != 0;
     dnnl_primitive_desc_destroy(pd);
   }
   one_thread_end(previous);
@@ -552,6 +568,33 @@ static dnnl_status_t reorder_make(const_dnnl_memory_desc_t from, const_dnnl_memo
   return st;
 }
 
+/* data (laid out as from) reordered once into to (laid out as to_md), on the calling thread:
+ * the weights' one-off layout changes. */
+static actx_status reorder_once(const_dnnl_memory_desc_t from_md, const void *from,
+                                const_dnnl_memory_desc_t to_md, void *to) {
+  dnnl_primitive_t reorder = NULL;
+  size_t scratch_bytes = 0;
+  if (reorder_make(from_md, to_md, &reorder, &scratch_bytes) != dnnl_success)
+    return ACTX_ERROR_UNSUPPORTED;
+  if (reorder == NULL) {
+    memcpy(to, from, dnnl_memory_desc_get_size(to_md));
+    return ACTX_OK;
+  }
+  actx_status status = ACTX_ERROR_OUT_OF_MEMORY;
+  void *scratch = NULL;
+  dnnl_stream_t stream = NULL;
+  if (scratch_bytes == 0 || (scratch = aligned_alloc(ALIGN, round_up(scratch_bytes))) != NULL) {
+    status = ACTX_ERROR_UNSUPPORTED;
+    if (dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
+        reorder_run(reorder, stream, from_md, from, to_md, to, scratch) == dnnl_success)
+      status = ACTX_OK;
+  }
+  if (stream != NULL) dnnl_stream_destroy(stream);
+  dnnl_primitive_destroy(reorder);
+  free(scratch);
+  return status;
+}
+
 /* ---- packing ------------------------------------------------------------------------------- */
 
 typedef dnnl_status_t (*pd_maker)(const void *shape, dnnl_data_type_t type,
@@ -574,10 +617,6 @@ static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc
     return fail(why, "oneDNN has no primitive for this shape", ACTX_ERROR_UNSUPPORTED);
   actx_dnnl_weights *w = calloc(1, sizeof *w);
   actx_status status = ACTX_ERROR_OUT_OF_MEMORY;
-  dnnl_primitive_t reorder = NULL;
-  size_t scratch_bytes = 0;
-  void *scratch = NULL;
-  dnnl_stream_t stream = NULL;
   dnnl_memory_desc_t wide_md = NULL;
   float *wide = NULL;
   if (w == NULL) goto done;
@@ -597,27 +636,9 @@ static actx_status pack(pd_maker make, const void *shape, const_dnnl_memory_desc
     plain = wide_md;
     data = wide;
   }
-  status = ACTX_ERROR_UNSUPPORTED;
-  *why = "oneDNN cannot reorder the weights";
-  if (reorder_make(plain, w->md, &reorder, &scratch_bytes) != dnnl_success) goto done;
-  if (reorder == NULL) {
-    memcpy(w->data, data, w->bytes);
-  } else {
-    if (scratch_bytes > 0 && (scratch = aligned_alloc(ALIGN, round_up(scratch_bytes))) == NULL) {
-      status = ACTX_ERROR_OUT_OF_MEMORY;
-      goto done;
-    }
-    const bool ok =
-        dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
-        reorder_run(reorder, stream, plain, data, w->md, w->data, scratch) == dnnl_success;
-    if (!ok) goto done;
-  }
-  status = ACTX_OK;
-  *why = "";
+  status = reorder_once(plain, data, w->md, w->data);
+  *why = status == ACTX_OK ? "" : "oneDNN cannot reorder the weights";
 done:
-  if (stream != NULL) dnnl_stream_destroy(stream);
-  if (reorder != NULL) dnnl_primitive_destroy(reorder);
-  free(scratch);
   free(wide);
   dnnl_memory_desc_destroy(wide_md);
   dnnl_primitive_desc_destroy(pd);
@@ -641,33 +662,11 @@ static actx_status weights_relayout(const actx_dnnl_weights *from, const_dnnl_me
   if (w == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   w->type = from->type;
   actx_status status = ACTX_ERROR_OUT_OF_MEMORY;
-  dnnl_primitive_t reorder = NULL;
-  size_t scratch_bytes = 0;
-  void *scratch = NULL;
-  dnnl_stream_t stream = NULL;
-  if (dnnl_memory_desc_clone(&w->md, to) != dnnl_success) goto done;
-  w->bytes = dnnl_memory_desc_get_size(w->md);
-  if ((w->data = aligned_alloc(ALIGN, round_up(w->bytes))) == NULL) goto done;
-  status = ACTX_ERROR_UNSUPPORTED;
-  if (reorder_make(from->md, w->md, &reorder, &scratch_bytes) != dnnl_success) goto done;
-  if (reorder == NULL) {
-    memcpy(w->data, from->data, w->bytes);
-  } else {
-    if (scratch_bytes > 0 && (scratch = aligned_alloc(ALIGN, round_up(scratch_bytes))) == NULL) {
-      status = ACTX_ERROR_OUT_OF_MEMORY;
-      goto done;
-    }
-    const bool ok =
-        dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success &&
-        reorder_run(reorder, stream, from->md, from->data, w->md, w->data, scratch) ==
-            dnnl_success;
-    if (!ok) goto done;
+  if (dnnl_memory_desc_clone(&w->md, to) == dnnl_success) {
+    w->bytes = dnnl_memory_desc_get_size(w->md);
+    if ((w->data = aligned_alloc(ALIGN, round_up(w->bytes))) != NULL)
+      status = reorder_once(from->md, from->data, w->md, w->data);
   }
-  status = ACTX_OK;
-done:
-  if (stream != NULL) dnnl_stream_destroy(stream);
-  if (reorder != NULL) dnnl_primitive_destroy(reorder);
-  free(scratch);
   if (status != ACTX_OK) {
     actx_dnnl_weights_destroy(w);
     return status;
@@ -714,6 +713,24 @@ actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *s, const uint16_t *w
 }
 
 size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *w) { return w != NULL ? w->bytes : 0; }
+
+static actx_status weights_plain(const actx_dnnl_weights *w, float *plain, const char **why) {
+  int nd = 0;
+  const dnnl_dims_t *dims = NULL;
+  if (dnnl_memory_desc_query(w->md, dnnl_query_ndims_s32, &nd) != dnnl_success ||
+      dnnl_memory_desc_query(w->md, dnnl_query_dims, &dims) != dnnl_success)
+    return fail(why, "oneDNN cannot describe the weights", ACTX_ERROR_UNSUPPORTED);
+  dnnl_memory_desc_t md = NULL;
+  if (dense_md(&md, nd, *dims, dnnl_f32) != dnnl_success)
+    return fail(why, "oneDNN cannot describe the weights", ACTX_ERROR_UNSUPPORTED);
+  const actx_status st = reorder_once(w->md, w->data, md, plain);
+  dnnl_memory_desc_destroy(md);
+  return st == ACTX_OK ? ACTX_OK : fail(why, "oneDNN cannot reorder the weights", st);
+}
+
+actx_status actx_dnnl_weights_plain(const actx_dnnl_weights *w, float *plain, const char **why) {
+  RETURN_ON_ONE_THREAD(weights_plain(w, plain, why));
+}
 
 void actx_dnnl_weights_destroy(actx_dnnl_weights *w) {
   if (w == NULL) return;
@@ -937,7 +954,8 @@ static char *take(char **cursor, size_t bytes) {
 
 /* actx_dnnl_run into dst (float32), or, where rounded is set, actx_dnnl_run_rounded into it. */
 static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
-                          const float *bias, float *dst, uint16_t *rounded, const char **why) {
+                          const float *bias, float *dst, uint16_t *rounded, bool *nonfinite,
+                          const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
   if (rounded != NULL && !op->dst_view.ok)
     return fail(why, "the result is not a channels-first view to round",
@@ -994,21 +1012,23 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
   if (st == dnnl_success && op->dst_reorder != NULL)
     st = reorder_run(op->dst_reorder, stream, op->dst, dst_tmp, op->user_dst, dst, scratch);
   const channels_view *v = &op->dst_view;
+  uint32_t special = 0; /* a rounded result's NaNs and infinities */
   if (st == dnnl_success && op->dst_move.on && rounded == NULL)
     channels_transpose(v, op->dst_move.elem_bytes, false, dst_tmp, dst);
   if (st == dnnl_success && op->dst_move.on && rounded != NULL) {
     /* rounding first, in the primitive's dense layout: the transpose then moves 2 bytes an
      * element, not 4 */
-    round_span((const float *)dst_tmp, (uint16_t *)round_tmp,
-               (size_t)(v->batch * v->channels * v->plane));
+    special |= round_span((const float *)dst_tmp, (uint16_t *)round_tmp,
+                          (size_t)(v->batch * v->channels * v->plane));
     channels_transpose(v, sizeof(uint16_t), false, round_tmp, rounded);
   }
   if (st == dnnl_success && !op->dst_move.on && rounded != NULL)
     for (int64_t n = 0; n < v->batch; n++)
       for (int64_t c = 0; c < v->channels; c++) {
         const size_t at = (size_t)(n * v->batch_stride + c * v->channel_stride);
-        round_span(dst + at, rounded + at, (size_t)v->plane);
+        special |= round_span(dst + at, rounded + at, (size_t)v->plane);
       }
+  if (nonfinite != NULL) *nonfinite = special != 0;
   if (stream != NULL) dnnl_stream_destroy(stream);
   one_thread_end(previous);
   free(block);
@@ -1020,13 +1040,13 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
 
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
                           const float *bias, float *dst, const char **why) {
-  return run_op(op, src, weights, bias, dst, NULL, why);
+  return run_op(op, src, weights, bias, dst, NULL, NULL, why);
 }
 
 actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
                                   const uint16_t *weights, const float *bias, uint16_t *y,
-                                  const char **why) {
-  return run_op(op, src, weights, bias, NULL, y, why);
+                                  bool *nonfinite, const char **why) {
+  return run_op(op, src, weights, bias, NULL, y, nonfinite, why);
 }
 
 /* ---- the per-kernel cache ----------------------------------------------------------------- */

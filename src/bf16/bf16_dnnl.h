@@ -7,9 +7,10 @@
  * convolution's run, actx_dnnl_run_rounded), actx_f32_to_bf16's bits (round to nearest even,
  * NaN quiet, subnormals kept; oneDNN's own bfloat16 destination on AVX512_BF16 uses
  * vcvtneps2bf16, which flushes subnormal results to zero). On hosts without bfloat16 arithmetic
- * (AVX2) oneDNN's bfloat16 primitives are its reference loops; there an op computes in float32
- * instead (operands widened exactly by a oneDNN reorder): the same contract, at oneDNN's float32
- * speed, with the packed weights held in float32.
+ * oneDNN's bfloat16 primitives are its reference loops (AVX2) or an emulation whose matmuls make
+ * NaN of inf · x (AVX-512 without AVX512_BF16); there an op computes in float32 instead
+ * (operands widened exactly by a oneDNN reorder): the same contract, at oneDNN's float32 speed,
+ * with the packed weights held in float32.
  *
  * Threads: oneDNN here is built on GNU OpenMP. Every primitive is made and run on one thread,
  * the caller's (each entry point sets that thread's OpenMP count, a per-thread ICV, to 1 and
@@ -71,6 +72,11 @@ actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *shape, const uint16_
                                 actx_dnnl_weights **out, const char **why);
 size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *weights);
 void actx_dnnl_weights_destroy(actx_dnnl_weights *weights);
+/* The packed weights back in their plain layout (a matmul's b [K, N], a conv's w [OC, C / group,
+ * kernel...]: dense, row-major) and widened to float32, into plain (that many elements): for
+ * the rare runs that recompute outputs themselves (bf16_conv_nonfinite.h). */
+actx_status actx_dnnl_weights_plain(const actx_dnnl_weights *weights, float *plain,
+                                    const char **why);
 
 /* An op for one shape. weights: packed weights (then each run passes NULL for them; they must
  * outlive the op), or NULL (each run passes them plain, as the shape says). Packed weights do
@@ -91,10 +97,11 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
  * actx_dnnl_run and actx_dnnl_round, and where the primitive computes channels-last the
  * rounding comes before the transpose back, which then moves half the bytes. The result must
  * be a channels-first view (rank 3 or more, the dimensions after the second dense), as every
- * convolution's is; another fails. */
+ * convolution's is; another fails. nonfinite (NULL: not asked): whether any result is a NaN or
+ * an infinity, found by the rounding pass itself (bf16_conv_nonfinite.h's cue). */
 actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
                                   const uint16_t *weights, const float *bias, uint16_t *y,
-                                  const char **why);
+                                  bool *nonfinite, const char **why);
 /* oneDNN's name of the implementation the op runs ("brg:avx512_core_amx", "gemm:jit"...), and
  * whether it computes in float32 on a host without bfloat16 arithmetic. */
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op);
