@@ -57,51 +57,23 @@ static inline int64_t tap(const geometry *g, size_t d, int64_t o, int64_t k) {
   return i >= 0 && i < g->in[d] ? i : -1;
 }
 
-/* The float32 sum of output (image, oc, o)'s window and its bias, in a fixed order. */
-static float window_sum(const geometry *g, const actx_dnnl_conv_shape *cs, const uint16_t *x,
-                        const float *w, const float *bias, int64_t image, int64_t oc,
-                        const int64_t *o) {
-  const int64_t cg = cs->channels / cs->group, plane = g->in[0] * g->in[1] * g->in[2];
-  const int64_t first = oc / (cs->out_channels / cs->group) * cg;
-  const int64_t taps = g->k[0] * g->k[1] * g->k[2];
-  float acc = 0.0f;
-  for (int64_t ic = 0; ic < cg; ic++) {
-    const uint16_t *xc = x + (image * cs->channels + first + ic) * plane;
-    const float *wc = w + (oc * cg + ic) * taps;
-    for (int64_t k0 = 0; k0 < g->k[0]; k0++) {
-      const int64_t i0 = tap(g, 0, o[0], k0);
-      for (int64_t k1 = 0; i0 >= 0 && k1 < g->k[1]; k1++) {
-        const int64_t i1 = tap(g, 1, o[1], k1);
-        for (int64_t k2 = 0; i1 >= 0 && k2 < g->k[2]; k2++) {
-          const int64_t i2 = tap(g, 2, o[2], k2);
-          if (i2 < 0) continue;
-          const float xv = actx_bf16_to_f32(xc[(i0 * g->in[1] + i1) * g->in[2] + i2]);
-          acc += xv * wc[(k0 * g->k[1] + k1) * g->k[2] + k2];
-        }
-      }
-    }
-  }
-  return bias != NULL ? acc + bias[oc] : acc;
-}
-
-/* The largest mark of output o's window in one image and group's marks (0 none, 1 an infinity,
- * 2 a NaN). */
-static uint8_t window_mark(const geometry *g, const uint8_t *marks, const int64_t *o) {
-  uint8_t worst = 0;
+/* Output o's window: the taps that fall inside the image, as positions in a channel's plane
+ * (at) and in the kernel (k), in kernel order. Returns how many. */
+static int64_t window_of(const geometry *g, const int64_t *o, int64_t *at, int64_t *k) {
+  int64_t n = 0;
   for (int64_t k0 = 0; k0 < g->k[0]; k0++) {
     const int64_t i0 = tap(g, 0, o[0], k0);
     for (int64_t k1 = 0; i0 >= 0 && k1 < g->k[1]; k1++) {
       const int64_t i1 = tap(g, 1, o[1], k1);
       for (int64_t k2 = 0; i1 >= 0 && k2 < g->k[2]; k2++) {
         const int64_t i2 = tap(g, 2, o[2], k2);
-        if (i2 >= 0) {
-          const uint8_t m = marks[(i0 * g->in[1] + i1) * g->in[2] + i2];
-          if (m > worst) worst = m;
-        }
+        if (i2 < 0) continue;
+        at[n] = (i0 * g->in[1] + i1) * g->in[2] + i2;
+        k[n++] = (k0 * g->k[1] + k1) * g->k[2] + k2;
       }
     }
   }
-  return worst;
+  return n;
 }
 
 bool actx_conv_repair(const actx_dnnl_conv_shape *cs, const uint16_t *x, const float *w,
@@ -109,36 +81,49 @@ bool actx_conv_repair(const actx_dnnl_conv_shape *cs, const uint16_t *x, const f
   const geometry g = geometry_of(cs);
   const int64_t groups = cs->group, cg = cs->channels / groups, mg = cs->out_channels / groups;
   const int64_t plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
-  /* one image and group's marks a position: the worst special of its channels there */
+  const int64_t taps = g.k[0] * g.k[1] * g.k[2];
+  /* one image and group's marks a position: the worst special of its channels there (0 none,
+   * 1 an infinity, 2 a NaN); and one output's window */
   uint8_t *marks = malloc((size_t)plane);
-  if (marks == NULL) return false;
-  for (int64_t image = 0; image < cs->batch; image++)
+  int64_t *at = malloc((size_t)taps * sizeof *at), *k = malloc((size_t)taps * sizeof *k);
+  const bool ok = marks != NULL && at != NULL && k != NULL;
+  for (int64_t image = 0; ok && image < cs->batch; image++)
     for (int64_t grp = 0; grp < groups; grp++) {
+      const uint16_t *xg = x + (image * cs->channels + grp * cg) * plane;
       memset(marks, 0, (size_t)plane);
       bool any = false;
-      for (int64_t ic = 0; ic < cg; ic++) {
-        const uint16_t *xc = x + (image * cs->channels + grp * cg + ic) * plane;
-        for (int64_t p = 0; p < plane; p++)
-          if (nonfinite_bit(xc[p]) != 0) {
-            const uint8_t m = (xc[p] & 0x007F) != 0 ? 2 : 1;
-            if (m > marks[p]) marks[p] = m;
-            any = true;
-          }
-      }
+      for (int64_t i = 0; i < cg * plane; i++)
+        if (nonfinite_bit(xg[i]) != 0) {
+          const uint8_t m = (xg[i] & 0x007F) != 0 ? 2 : 1;
+          if (m > marks[i % plane]) marks[i % plane] = m;
+          any = true;
+        }
       if (!any) continue;
       int64_t o[3];
       for (o[0] = 0; o[0] < g.out[0]; o[0]++)
         for (o[1] = 0; o[1] < g.out[1]; o[1]++)
           for (o[2] = 0; o[2] < g.out[2]; o[2]++) {
-            const uint8_t m = window_mark(&g, marks, o);
-            if (m == 0) continue;
-            const int64_t at = (o[0] * g.out[1] + o[1]) * g.out[2] + o[2];
-            for (int64_t oc = grp * mg; oc < (grp + 1) * mg; oc++)
-              y[(image * cs->out_channels + oc) * out_plane + at] =
-                  m == 2 ? 0x7FC0
-                         : actx_f32_to_bf16(window_sum(&g, cs, x, w, bias, image, oc, o));
+            const int64_t n = window_of(&g, o, at, k);
+            uint8_t worst = 0;
+            for (int64_t t = 0; t < n; t++)
+              if (marks[at[t]] > worst) worst = marks[at[t]];
+            if (worst == 0) continue;
+            const int64_t out_at = (o[0] * g.out[1] + o[1]) * g.out[2] + o[2];
+            for (int64_t oc = grp * mg; oc < (grp + 1) * mg; oc++) {
+              uint16_t *yo = &y[(image * cs->out_channels + oc) * out_plane + out_at];
+              if (worst == 2) { /* NaN · w and NaN + s are NaN */
+                *yo = 0x7FC0;
+                continue;
+              }
+              /* the float32 sum of the window's products (channels, then taps) and the bias */
+              float acc = 0.0f;
+              for (int64_t ic = 0; ic < cg; ic++)
+                for (int64_t t = 0; t < n; t++)
+                  acc += actx_bf16_to_f32(xg[ic * plane + at[t]]) * w[(oc * cg + ic) * taps + k[t]];
+              *yo = actx_f32_to_bf16(bias != NULL ? acc + bias[oc] : acc);
+            }
           }
     }
-  free(marks);
-  return true;
+  free(marks), free(at), free(k);
+  return ok;
 }
