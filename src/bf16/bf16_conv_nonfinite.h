@@ -5,10 +5,12 @@
  * neighbouring inputs. Exact for finite inputs (x · 0 = 0); but a NaN or an infinity there
  * makes NaN of outputs whose windows do not hold it. Measured with oneDNN 3.2 (random shapes,
  * two specials in X): jit:avx512_core_amx, jit_bf16 (AVX512_BF16 and AVX-512), brgconv and
- * brgconv_1x1 with groups of one or a few channels; not in its float32 AVX2 kernels, nor in
- * its matmuls.
+ * brgconv_1x1 with groups of one or a few channels; not in its float32 kernels, nor in its
+ * native bfloat16 matmuls (its emulated ones on AVX-512 without AVX512_BF16 did: bf16_dnnl.c
+ * computes in float32 there).
  *
- * So a run whose X holds one computes on a copy of X with those values as +0, which gives
+ * So a run whose results hold a NaN or an infinity (its rounding pass says so) and whose X holds
+ * one runs again (bf16_conv.c) on a copy of X with those values as +0, which gives
  * every output whose window holds none its value, then recomputes the others itself: NaN
  * (quiet) where the window holds a NaN, else the float32 sum of the window's products and the
  * bias, rounded once. An output's window is the taps of its group's channels that fall inside
