@@ -412,6 +412,12 @@ void actx_ep_ort_parallel_for(void *runner_ctx, actx_task_fn task, void *task_ct
  * more threads than the session was given, and ORT 1.30 has no getter for the count. Costs a
  * ParallelFor of short tasks; the caller keeps the answer. */
 size_t actx_ep_ort_pool_threads(const actx_ep_ort_runner *runner);
+/* What one ParallelFor over the pool's `threads` threads costs beyond its tasks' work, in
+ * nanoseconds (actx_parallel.call_ns): the median of a few calls whose tasks each wait until
+ * every thread has one. With the session's threads sleeping between tasks
+ * (session.intra_op.allow_spinning=0) each call wakes them: 40-60 us on a 2-core KVM guest,
+ * against a few us when they spin. 0 for one thread. At most a few milliseconds, once. */
+uint64_t actx_ep_ort_pool_call_ns(const actx_ep_ort_runner *runner, size_t threads);
 
 /* One activation of a compiled node. */
 typedef struct actx_ep_step {
@@ -445,9 +451,14 @@ void actx_ep_registry_free(actx_ep_registry *registry);
 
 /* ---- ep.c ---------------------------------------------------------------------------------- */
 
-/* The session's intra-op thread count once a kernel has found it (actx_ep_ort_pool_threads),
- * kept with the session's OrtEp so it is found once: 0 until then. */
-_Atomic(size_t) *actx_ep_pool_threads_slot(const OrtEp *ep);
+/* The session's intra-op pool as a kernel found it (actx_ep_ort_pool_threads,
+ * actx_ep_ort_pool_call_ns), kept with the session's OrtEp so it is found once: threads 0 until
+ * then, and stored after call_ns. */
+typedef struct actx_ep_pool_facts {
+  _Atomic(size_t) threads;
+  _Atomic(uint64_t) call_ns;
+} actx_ep_pool_facts;
+actx_ep_pool_facts *actx_ep_pool_facts_slot(const OrtEp *ep);
 
 /* Creates the OrtEp for one session. */
 OrtStatus *actx_ep_create(const OrtApi *api, const OrtLogger *logger,

@@ -37,7 +37,7 @@ typedef struct bf16_kernel {
   actx_bf16_kernel *kernel;
   actx_bf16_node node;
   actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS]; /* as the graph declares them */
-  _Atomic(size_t) *pool_threads;                /* the session's, kept by its OrtEp */
+  actx_ep_pool_facts *pool;                     /* the session's, kept by its OrtEp */
   char label[112];                              /* "node 'x'", for messages */
 } bf16_kernel;
 
@@ -132,16 +132,21 @@ static OrtStatus *kernel_compute(OrtKernelImpl *self, OrtKernelContext *context)
   const actx_ep_ort_runner runner = {api, context};
   /* the thread count, not SIZE_MAX as for the activations: oneDNN sizes its own OpenMP team
    * by it, and must not take more threads than the session has */
-  size_t threads = atomic_load(k->pool_threads);
+  size_t threads = atomic_load(&k->pool->threads);
+  uint64_t call_ns = atomic_load(&k->pool->call_ns);
   if (threads == 0) {
     threads = actx_ep_ort_pool_threads(&runner);
-    atomic_store(k->pool_threads, threads);
+    call_ns = actx_ep_ort_pool_call_ns(&runner, threads);
+    atomic_store(&k->pool->call_ns, call_ns);
+    atomic_store(&k->pool->threads, threads);
     const OrtLogger *logger = NULL;
     if (api->KernelContext_GetLogger(context, &logger) == NULL)
       actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
-                  "actx: the session's intra-op pool runs %zu thread(s) (%s)", threads, k->label);
+                  "actx: the session's intra-op pool runs %zu thread(s), a ParallelFor costs "
+                  "%.1f us (%s)",
+                  threads, (double)call_ns / 1000.0, k->label);
   }
-  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, threads};
+  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, threads, call_ns};
   as = actx_bf16_kernel_run(k->kernel, in, n_in, out, n_out, &par, &why);
   return as == ACTX_OK ? NULL : service_error(k, "run", as, why);
 }
@@ -191,7 +196,7 @@ static OrtStatus *create_kernel(void *state, const OrtKernelInfo *info, OrtKerne
   if (st == NULL) st = api->GetEpApi()->KernelInfo_GetEp(info, &ep);
   if (st == NULL && ep == NULL)
     st = actx_ep_error(api, ORT_EP_FAIL, "%s: the kernel has no EP", k->label);
-  if (st == NULL) k->pool_threads = actx_ep_pool_threads_slot(ep);
+  if (st == NULL) k->pool = actx_ep_pool_facts_slot(ep);
   if (st == NULL) st = actx_ep_bf16_read_node(&src, &k->node, k->output_elems, &why);
   if (st == NULL && why == NULL && k->node.op != ks->op)
     why = "registered for another operator";

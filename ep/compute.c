@@ -139,6 +139,42 @@ size_t actx_ep_ort_pool_threads(const actx_ep_ort_runner *runner) {
   return n > 0 ? n : 1;
 }
 
+/* actx_ep_ort_pool_call_ns: each probe's tasks wait for one another, at most CALL_WAIT_NS from
+ * the call (a pool that hands two tasks to one thread ends it there) */
+#define CALL_PROBES 5
+#define CALL_WAIT_NS 2000000L
+typedef struct call_probe {
+  struct timespec start;
+  size_t threads;
+  _Atomic(size_t) arrived;
+} call_probe;
+
+static void call_task(void *ctx, size_t task) {
+  (void)task;
+  call_probe *p = ctx;
+  atomic_fetch_add(&p->arrived, 1);
+  while (atomic_load(&p->arrived) < p->threads && elapsed_ns(&p->start) < CALL_WAIT_NS) {
+  }
+}
+
+uint64_t actx_ep_ort_pool_call_ns(const actx_ep_ort_runner *runner, size_t threads) {
+  if (threads <= 1) return 0;
+  long ns[CALL_PROBES];
+  for (size_t i = 0; i < CALL_PROBES; i++) {
+    call_probe p = {.threads = threads};
+    clock_gettime(CLOCK_MONOTONIC, &p.start);
+    actx_ep_ort_parallel_for((void *)runner, call_task, &p, threads);
+    ns[i] = elapsed_ns(&p.start);
+  }
+  for (size_t i = 1; i < CALL_PROBES; i++) /* sorted, for the median */
+    for (size_t j = i; j > 0 && ns[j] < ns[j - 1]; j--) {
+      const long t = ns[j];
+      ns[j] = ns[j - 1];
+      ns[j - 1] = t;
+    }
+  return (uint64_t)ns[CALL_PROBES / 2];
+}
+
 static OrtStatus *create_state(OrtNodeComputeInfo *self, OrtNodeComputeContext *context,
                                void **state) {
   (void)context;
@@ -196,7 +232,7 @@ static OrtStatus *run_plan(const actx_ep_kernel *k, const kernel_step *step,
                            const actx_plan *plan, OrtKernelContext *context, const void *src,
                            void *y, size_t n, const void *bias, size_t bias_len) {
   const actx_ep_ort_runner runner = {k->api, context};
-  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, SIZE_MAX};
+  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, SIZE_MAX, 0};
   const actx_status status = actx_plan_run(plan, src, y, n, bias, bias_len,
                                            n >= parallel_min_elements(step->node.op) ? &par : NULL);
   if (status != ACTX_OK)

@@ -60,12 +60,10 @@ typedef struct actx_ep {
   /* in the order GetCapability made them; it runs before Compile, on one thread per session */
   group_record *records;
   size_t n_records, records_capacity;
-  _Atomic(size_t) pool_threads; /* actx_ep_pool_threads_slot */
+  actx_ep_pool_facts pool; /* actx_ep_pool_facts_slot */
 } actx_ep;
 
-_Atomic(size_t) *actx_ep_pool_threads_slot(const OrtEp *ep) {
-  return &((actx_ep *)ep)->pool_threads;
-}
+actx_ep_pool_facts *actx_ep_pool_facts_slot(const OrtEp *ep) { return &((actx_ep *)ep)->pool; }
 
 static const char *ep_get_name(const OrtEp *self) {
   (void)self;

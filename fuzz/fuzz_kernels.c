@@ -181,7 +181,7 @@ static unsigned char *compute(const fuzz_case *c, int way) {
   }
   actx_status st;
   scramble s = {c->order_seed, 0, 0};
-  const actx_parallel par = {scrambled_parallel_for, &s, c->tasks};
+  const actx_parallel par = {scrambled_parallel_for, &s, c->tasks, 0};
   if (way == 2) {
     st = convenience(&c->desc, x, y, c->n);
   } else if (way == 3) {

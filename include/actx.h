@@ -100,6 +100,12 @@ typedef struct actx_parallel {
   actx_parallel_for_fn parallel_for; /* NULL: run on the calling thread */
   void *runner_ctx;
   size_t max_tasks; /* how many tasks are worth creating (usually the thread count); 0 = 1 */
+  /* What a parallel_for call costs beyond its tasks' work, in nanoseconds, as the caller
+   * measured it (0: not known, taken as negligible): waking a pool's sleeping threads costs tens
+   * of microseconds, a spinning pool's one. libactx's activations split by element counts alone
+   * (actx_min_elements_per_task); the bfloat16 service splits a run only where each task carries
+   * at least twice this much work. */
+  uint64_t call_ns;
 } actx_parallel;
 
 /* Tensors with fewer elements than this per task are not split: below it, waking a thread

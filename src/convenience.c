@@ -52,7 +52,7 @@ static actx_status compute_default(const actx_op_desc *d, const void *x, void *y
   if (pool == NULL || n < 2 * actx_min_elements_per_task(d->dtype) ||
       pthread_mutex_trylock(&pool_in_use) != 0)
     return actx_compute(d, x, y, n, NULL);
-  const actx_parallel par = {actx_pool_parallel_for, pool, threads};
+  const actx_parallel par = {actx_pool_parallel_for, pool, threads, 0};
   const actx_status st = actx_compute(d, x, y, n, &par);
   pthread_mutex_unlock(&pool_in_use);
   return st;

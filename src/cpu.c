@@ -39,10 +39,16 @@ int actx_cpu_has_avx512f(void) {
 }
 
 int actx_cpu_has_avx512bw(void) { return actx_cpu_has_avx512f() && ((leaf7_ebx() >> 30) & 1); }
+int actx_cpu_has_avx512_bf16(void) {
+  unsigned int eax = 0, ebx, ecx, edx; /* leaf 7 subleaf 1 eax bit 5; DQ: leaf 7 ebx bit 17 */
+  if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return 0;
+  return actx_cpu_has_avx512bw() && ((leaf7_ebx() >> 17) & 1) && ((eax >> 5) & 1);
+}
 #else
 int actx_cpu_has_avx2_fma_f16c(void) { return 0; }
 int actx_cpu_has_avx512f(void) { return 0; }
 int actx_cpu_has_avx512bw(void) { return 0; }
+int actx_cpu_has_avx512_bf16(void) { return 0; }
 #endif
 
 #if defined(__aarch64__) && defined(__linux__)

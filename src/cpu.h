@@ -10,6 +10,9 @@ int actx_cpu_has_avx2_fma_f16c(void);
 int actx_cpu_has_avx512f(void);
 /* AVX512BW: the 16-bit masked loads and stores of the AVX-512 path's tail */
 int actx_cpu_has_avx512bw(void);
+/* AVX512_BF16 (with AVX512BW and DQ): vcvtne2ps2bf16, the bfloat16 service's rounding of oneDNN's
+ * results (src/bf16/bf16_round.c) */
+int actx_cpu_has_avx512_bf16(void);
 
 /* AArch64 FP16 arithmetic (HWCAP FPHP and ASIMDHP): ORT's arm64 library then runs float16
  * activations with float16 kernels of its own instead of through float32 */

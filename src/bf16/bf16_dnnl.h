@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "actx.h"
+#include "bf16_family.h"
 
 #define ACTX_DNNL_MAX_RANK 8
 
@@ -148,14 +149,23 @@ static inline size_t actx_dnnl_threads(const actx_parallel *par) {
   return par->max_tasks;
 }
 
+/* Nanoseconds a multiply-add of oneDNN's kernels on this host takes on one core, roughly (the
+ * rate of its effective ISA: AMX, AVX512_BF16, or float32 where it has neither), for the split
+ * rule below. */
+double actx_dnnl_ns_per_mac(void);
+
 /* How many tasks of the caller's parallel-for a oneDNN op of `macs` multiply-adds over `rows`
- * splittable rows takes: the caller's thread count, at most max_tasks, each at least min_macs,
- * no more than rows. The one rule of MatMul's row blocks and Conv's slabs. */
+ * splittable rows takes: the caller's thread count, at most max_tasks, each at least min_macs
+ * and ACTX_BF16_TASK_CALLS times the parallel-for's cost (actx_bf16_tasks's rule), no more than
+ * rows. The one rule of MatMul's row blocks and Conv's slabs. */
 static inline size_t actx_dnnl_split_tasks(const actx_parallel *par, double macs, int64_t rows,
                                            double min_macs, size_t max_tasks) {
   size_t tasks = actx_dnnl_threads(par);
   if (tasks > max_tasks) tasks = max_tasks;
-  if ((double)tasks * min_macs > macs) tasks = (size_t)(macs / min_macs);
+  if (tasks <= 1) return 1;
+  const double by_call = ACTX_BF16_TASK_CALLS * (double)par->call_ns / actx_dnnl_ns_per_mac();
+  const double least = by_call > min_macs ? by_call : min_macs;
+  if ((double)tasks * least > macs) tasks = (size_t)(macs / least);
   if ((int64_t)tasks > rows) tasks = (size_t)rows;
   return tasks;
 }

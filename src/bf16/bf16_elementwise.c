@@ -213,7 +213,8 @@ void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_s
                    const actx_parallel *par) {
   if (w->total <= 0) return;
   walk_job j = {w, in, in_size, out, out_size, piece, ctx, w->total};
-  int64_t tasks = (int64_t)actx_bf16_tasks(par, w->total, w->total, ACTX_WALK_MIN_CHUNK);
+  int64_t tasks = (int64_t)actx_bf16_tasks(par, w->total, w->total, ACTX_WALK_MIN_CHUNK,
+                                           ACTX_WALK_NS_PER_ELEMENT);
   if (tasks <= 1) {
     walk_range(&j, 0, w->total);
     return;

@@ -199,6 +199,9 @@ void actx_walk_broadcast_run(const actx_shape *out_shape, const actx_tensor *in,
  * split over par in chunks of at least ACTX_WALK_MIN_CHUNK elements. Every element is computed
  * by the same piece function whatever the split, so the bits never depend on it. */
 #define ACTX_WALK_MIN_CHUNK ((int64_t)16384)
+/* the walk's speed at the fast end of its pieces (table lookups, byte moves; the binary ops
+ * take 0.16-0.2 ns an element), for actx_bf16_tasks's rule */
+#define ACTX_WALK_NS_PER_ELEMENT 0.03
 void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_size, void *out,
                    size_t out_size, actx_walk_piece_fn piece, const void *ctx,
                    const actx_parallel *par);

@@ -46,15 +46,23 @@ static inline actx_status actx_bf16_fail(const char **why, const char *message) 
   return ACTX_ERROR_INVALID_ARGUMENT;
 }
 
+/* A task of a split run carries at least this many times what the caller's parallel_for call
+ * costs (actx_parallel.call_ns): two tasks then gain where W / 2 + call < W. */
+#define ACTX_BF16_TASK_CALLS 2.0
+
 /* How many tasks a run of `work` elements (or units of work) over `items` independent pieces is
- * split into: each task at least min_work, no more tasks than pieces nor than the caller's
- * max_tasks (the EP passes SIZE_MAX: ORT's pool takes as many as pay), and 1 without a
- * parallel-for. The one rule every family splits by. */
+ * split into: each task at least min_work, and at least ACTX_BF16_TASK_CALLS · call_ns of work
+ * at ns_per_unit (the family's speed on an AVX-512 host, so slower hosts split a little less
+ * than would pay, never more); no more tasks than pieces nor than the caller's max_tasks (the
+ * EP passes the session's thread count), and 1 without a parallel-for. The one rule every
+ * family splits by. */
 static inline size_t actx_bf16_tasks(const actx_parallel *par, int64_t work, int64_t items,
-                                     int64_t min_work) {
+                                     int64_t min_work, double ns_per_unit) {
   if (par == NULL || par->parallel_for == NULL || work <= 0 || items <= 1) return 1;
-  int64_t tasks = work / (min_work > 0 ? min_work : 1);
-  if (tasks > items) tasks = items;
+  const double by_call = ACTX_BF16_TASK_CALLS * (double)par->call_ns / ns_per_unit;
+  const double least = by_call > (double)min_work ? by_call : (double)min_work;
+  const double fit = (double)work / (least > 1.0 ? least : 1.0);
+  int64_t tasks = fit < (double)items ? (int64_t)fit : items;
   if (par->max_tasks != 0 && (uint64_t)tasks > (uint64_t)par->max_tasks)
     tasks = (int64_t)par->max_tasks;
   return tasks > 1 ? (size_t)tasks : 1;

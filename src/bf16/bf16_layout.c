@@ -288,7 +288,8 @@ static actx_status pad_run(const layout_state *s, const actx_tensor *in, size_t 
   int64_t total = 1;
   for (size_t d = 0; d < j.rank; d++) total *= j.out_dims[d];
   j.rows = j.out_dims[j.rank - 1] > 0 ? total / j.out_dims[j.rank - 1] : 0;
-  const int64_t tasks = (int64_t)actx_bf16_tasks(par, total, j.rows, ACTX_WALK_MIN_CHUNK);
+  const int64_t tasks = (int64_t)actx_bf16_tasks(par, total, j.rows, ACTX_WALK_MIN_CHUNK,
+                                                  ACTX_WALK_NS_PER_ELEMENT);
   if (tasks <= 1) {
     pad_rows(&j, 0, j.rows);
   } else {

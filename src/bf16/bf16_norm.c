@@ -313,6 +313,7 @@ static void norm_rows(const void *ctx, size_t task, int64_t begin, int64_t end) 
 }
 
 #define NORM_MIN_ELEMENTS_PER_TASK 8192
+#define NORM_NS_PER_ELEMENT 0.4 /* LayerNormalization [128, 384]: 27 us on AVX-512 */
 
 static bool same_shape(const actx_shape *a, const actx_shape *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, a->rank * sizeof a->dims[0]) == 0;
@@ -357,7 +358,8 @@ static actx_status norm_run(const void *state, const actx_tensor *in, size_t n_i
     }
     return ACTX_OK;
   }
-  const size_t tasks = actx_bf16_tasks(par, p.rows * p.n, p.rows, NORM_MIN_ELEMENTS_PER_TASK);
+  const size_t tasks = actx_bf16_tasks(par, p.rows * p.n, p.rows, NORM_MIN_ELEMENTS_PER_TASK,
+                                       NORM_NS_PER_ELEMENT);
   job.scratch = malloc(tasks * (size_t)p.n * sizeof(float));
   if (job.scratch == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   actx_bf16_run_split(par, tasks, p.rows, norm_rows, &job);

@@ -523,6 +523,8 @@ static void pool_range(const void *ctx, size_t task, int64_t begin, int64_t end)
 }
 
 #define POOL_MIN_WORK_PER_TASK 16384
+/* a window position's speed, both paths, for actx_bf16_tasks's rule */
+#define POOL_NS_PER_WORK 0.05
 #define POOL_CHUNK_FLOATS 2048
 /* The MaxPool across planes where it was measured faster (5 x 5 windows, AVX-512:
  * [128, 10, 10] 60 -> 25-31 us, [64, 20, 20] 93 -> 82-86 us; [16, 20, 20] and [16, 32, 32]
@@ -576,7 +578,8 @@ static actx_status pool_run(const void *state, const actx_tensor *in, size_t n_i
   job.across = s->max && !s->global && !want_indices && in_sp <= ACROSS_MAX_PLANE &&
                p.nc >= ACROSS_MIN_PLANES;
   const size_t tasks = actx_bf16_tasks(
-      par, work, p.nc, job.across ? ACROSS_MIN_WORK_PER_TASK : POOL_MIN_WORK_PER_TASK);
+      par, work, p.nc, job.across ? ACROSS_MIN_WORK_PER_TASK : POOL_MIN_WORK_PER_TASK,
+      POOL_NS_PER_WORK);
   int64_t *counts = NULL;
   if (job.across) {
     const int64_t out_sp = p.out[0] * p.out[1] * p.out[2];

@@ -245,6 +245,7 @@ static void reduce_range(const void *ctx, size_t task, int64_t begin, int64_t en
 
 /* Below this many input elements a run stays on the calling thread. */
 #define REDUCE_MIN_ELEMENTS_PER_TASK 16384
+#define REDUCE_NS_PER_ELEMENT 0.05
 
 static actx_status reduce_run(const void *state, const actx_tensor *in, size_t n_in,
                               actx_tensor *out, size_t n_out, const actx_parallel *par,
@@ -265,7 +266,8 @@ static actx_status reduce_run(const void *state, const actx_tensor *in, size_t n
   }
   reduce_job job = {s, &plan, in[0].data, out[0].data};
   const int64_t work = plan.n_out * (plan.n_red_elems > 0 ? plan.n_red_elems : 1);
-  const size_t tasks = actx_bf16_tasks(par, work, plan.n_out, REDUCE_MIN_ELEMENTS_PER_TASK);
+  const size_t tasks = actx_bf16_tasks(par, work, plan.n_out, REDUCE_MIN_ELEMENTS_PER_TASK,
+                                       REDUCE_NS_PER_ELEMENT);
   actx_bf16_run_split(par, tasks, plan.n_out, reduce_range, &job);
   return ACTX_OK;
 }

@@ -354,6 +354,7 @@ static void resize_range(const void *ctx, size_t task, int64_t begin, int64_t en
 }
 
 #define RESIZE_MIN_ELEMENTS_PER_TASK 16384
+#define RESIZE_NS_PER_ELEMENT 0.05
 
 static actx_status resize_run(const void *state, const actx_tensor *in, size_t n_in,
                               actx_tensor *out, size_t n_out, const actx_parallel *par,
@@ -442,7 +443,8 @@ static actx_status resize_run(const void *state, const actx_tensor *in, size_t n
     repeat &= lo[i] == i / job.factor;
   }
   job.row_kind = copy ? ROW_COPY : repeat ? ROW_REPEAT : ROW_GATHER;
-  const size_t tasks = actx_bf16_tasks(par, n, rows, RESIZE_MIN_ELEMENTS_PER_TASK);
+  const size_t tasks = actx_bf16_tasks(par, n, rows, RESIZE_MIN_ELEMENTS_PER_TASK,
+                                       RESIZE_NS_PER_ELEMENT);
   float *scratch = NULL;
   if (s->linear && job.n_interp > 0) {
     scratch = malloc(tasks * 2 * (size_t)job.row_len * sizeof *scratch);

@@ -96,9 +96,9 @@ static inline void reverse_parallel_for(void *runner, actx_task_fn task, void *c
   for (size_t i = 0; i < started; i++) pthread_join(threads[i].id, NULL);
 }
 /* max_tasks as the EP passes for the families that split by work alone */
-static const actx_parallel test_par = {reverse_parallel_for, NULL, SIZE_MAX};
+static const actx_parallel test_par = {reverse_parallel_for, NULL, SIZE_MAX, 0};
 /* the same with a thread pool's max_tasks of 4, as for the families capped by threads */
-static const actx_parallel thread_par = {reverse_parallel_for, NULL, 4};
+static const actx_parallel thread_par = {reverse_parallel_for, NULL, 4, 0};
 
 /* A node of op at version with n_in inputs (elems: their element types) and n_out outputs. */
 static inline actx_bf16_node node_make(actx_bf16_op op, int version, size_t n_in,

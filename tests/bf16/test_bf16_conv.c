@@ -280,7 +280,7 @@ static void slab_case(int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m, in
       CHECK(actx_bf16_kernel_shapes(k, in, 3, &y, 1, &why) == ACTX_OK);
       const size_t count = (size_t)actx_shape_elements(&y.shape);
       y.data = calloc(count + 1, 2);
-      const actx_parallel par = {reversed_parallel_for, NULL, tasks[t]};
+      const actx_parallel par = {reversed_parallel_for, NULL, tasks[t], 0};
       slab_tasks = 0;
       const actx_status st = actx_bf16_kernel_run(k, in, 3, &y, 1, tasks[t] > 1 ? &par : NULL,
                                                   &why);

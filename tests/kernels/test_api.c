@@ -128,7 +128,7 @@ static void check_plan_bits(void) {
   for (size_t i = 0; i < 3; i++) memcpy(&xf[100 + 7 * i], &nan_bits[i], 4);
   for (size_t i = 0; i < H; i++) biasf[i] = rng_uniform(&s, -1, 1), biash[i] = (uint16_t)(0x3c00 + i);
   const size_t sizes[] = {1, 17, 300, 5005, N};
-  const actx_parallel par = {reverse_parallel_for, NULL, 2};
+  const actx_parallel par = {reverse_parallel_for, NULL, 2, 0};
   const actx_ort_rule rule = actx_get_ort_rule();
   for (int r = 0; r < ACTX_ORT_RULE_COUNT; r++)
     for (int op = 0; op < ACTX_OP_COUNT; op++)
@@ -173,7 +173,7 @@ static void check_threads(void) {
   const actx_op_desc d = {.op = ACTX_OP_GELU, .dtype = ACTX_F32, .bias = bias, .bias_len = 768};
   EXPECT(actx_compute(&d, x, ref, n, NULL) == ACTX_OK, "single");
   for (size_t tasks = 2; tasks <= 7; tasks++) {
-    const actx_parallel par = {reverse_parallel_for, NULL, tasks};
+    const actx_parallel par = {reverse_parallel_for, NULL, tasks, 0};
     memset(y, 0, n * 4);
     EXPECT(actx_compute(&d, x, y, n, &par) == ACTX_OK, "split");
     EXPECT(tasks_seen == tasks, "asked for %zu tasks, got %zu", tasks, tasks_seen);
@@ -181,7 +181,7 @@ static void check_threads(void) {
   }
   /* below the threshold nothing is split */
   tasks_seen = 0;
-  const actx_parallel par = {reverse_parallel_for, NULL, 8};
+  const actx_parallel par = {reverse_parallel_for, NULL, 8, 0};
   EXPECT(actx_compute(&d, x, y, actx_min_elements_per_task(ACTX_F32) / 768 * 768, &par) == ACTX_OK,
          "small");
   EXPECT(tasks_seen == 0, "a tensor below the threshold was split into %zu tasks", tasks_seen);
