@@ -242,7 +242,8 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-/* Below this many multiply-adds a slab, waking a pool thread costs more than it saves. */
+/* The least multiply-adds a slab takes whatever the pool costs (actx_dnnl_split_tasks also asks
+ * for twice the measured cost of a parallel-for call). */
 #define SLAB_MIN_MACS (1 << 21)
 /* more slabs than this a run are not worth their ops (each slab shape is an op of its own) */
 #define SLAB_MAX_TASKS 16

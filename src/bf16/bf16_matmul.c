@@ -213,8 +213,8 @@ static actx_status run_whole(actx_dnnl_cache *cache, const actx_dnnl_matmul_shap
   return st;
 }
 
-/* Below this many multiply-adds a block of rows, waking a pool thread costs more than it saves
- * (a 128 x 384 x 384 block runs in about half a millisecond on one core). */
+/* The least multiply-adds a block of rows takes whatever the pool costs (actx_dnnl_split_tasks
+ * also asks for twice the measured cost of a parallel-for call, reckoned at oneDNN's rate). */
 #define ROWS_MIN_MACS (1 << 20)
 /* more blocks than this a run are not worth their ops */
 #define ROWS_MAX_TASKS 64

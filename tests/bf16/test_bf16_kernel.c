@@ -1,5 +1,6 @@
 /* The generic part of a bfloat16 kernel's life (bf16_kernel.c): the op list's lookups and the
- * checks every op shares, and the shape helpers. */
+ * checks every op shares, the shape helpers, and the split rule (bf16_family.h). */
+#include "bf16_dnnl.h"
 #include "bf16_test_run.h"
 
 static actx_shape shape(size_t rank, const int64_t *dims) {
@@ -55,6 +56,27 @@ int main(void) {
   CHECK(actx_shape_elements(&r) == 0);
   actx_shape scalar = {.rank = 0};
   CHECK(actx_shape_elements(&scalar) == 1);
+
+  /* the split rule: the floor of work alone where the parallel-for's cost is not known; with a
+   * cost, each task carries twice it at the family's speed (0.5 ns a unit here) */
+  actx_parallel par = {.parallel_for = reverse_parallel_for, .max_tasks = 8};
+  CHECK(actx_bf16_tasks(&par, 1 << 20, 1 << 20, 1 << 14, 0.5) == 8);
+  CHECK(actx_bf16_tasks(&par, 1 << 15, 1 << 20, 1 << 14, 0.5) == 2);
+  CHECK(actx_bf16_tasks(&par, 1 << 20, 3, 1 << 14, 0.5) == 3);  /* no more than the items */
+  CHECK(actx_bf16_tasks(NULL, 1 << 20, 1 << 20, 1 << 14, 0.5) == 1);
+  par.call_ns = 50000; /* 2 x 50 us at 0.5 ns: 200,000 units a task */
+  CHECK(actx_bf16_tasks(&par, 1 << 20, 1 << 20, 1 << 14, 0.5) == 5);
+  CHECK(actx_bf16_tasks(&par, 399999, 1 << 20, 1 << 14, 0.5) == 1);
+  CHECK(actx_bf16_tasks(&par, 400000, 1 << 20, 1 << 14, 0.5) == 2);
+  par.call_ns = 1000; /* 4,000 units: the floor of 16 Ki decides */
+  CHECK(actx_bf16_tasks(&par, 1 << 15, 1 << 20, 1 << 14, 0.5) == 2);
+  /* oneDNN's ops: the same rule at its rate */
+  const double macs_a_task = 2.0 * 50000.0 / actx_dnnl_ns_per_mac();
+  par.call_ns = 50000;
+  CHECK(actx_dnnl_split_tasks(&par, 3.5 * macs_a_task, 1000, 1e6, 64) == 3);
+  CHECK(actx_dnnl_split_tasks(&par, 0.9 * macs_a_task, 1000, 1e6, 64) <= 1);
+  par.call_ns = 0;
+  CHECK(actx_dnnl_split_tasks(&par, 3e6, 1000, 1e6, 64) == 3);
 
   if (failures) return 1;
   printf("test_bf16_kernel: %d ops, checks passed\n", (int)ACTX_BF16_OP_COUNT);
