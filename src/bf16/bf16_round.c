@@ -26,6 +26,9 @@ static inline uint16_t round_one(const float *f) {
   return (uint16_t)((rounded & ~nan) | (quiet & nan));
 }
 
+/* A form: y = round(acc) over n, returning the NaN / infinity flag. */
+typedef uint32_t (*round_fn)(const float *, uint16_t *, size_t);
+
 /* Integer arithmetic only: every clone gives the same bits. A NaN or an infinity (an all-ones
  * exponent) carries into bit 31 of the returned flag. */
 ACTX_BF16_VECTORISED static uint32_t round_span_integer(const float *restrict acc,
@@ -66,16 +69,14 @@ ROUND_TARGET static uint32_t round_span_avx512bf16(const float *acc, uint16_t *y
   return (nonfinite != 0 ? 0x80000000u : 0u) | tail;
 }
 
-static uint32_t (*resolve_round_span(void))(const float *, uint16_t *, size_t) {
+static round_fn resolve_round_span(void) {
   return actx_cpu_has_avx512_bf16() ? round_span_avx512bf16 : round_span_integer;
 }
 #else
-static uint32_t (*resolve_round_span(void))(const float *, uint16_t *, size_t) {
+static round_fn resolve_round_span(void) {
   return round_span_integer;
 }
 #endif
-
-typedef uint32_t (*round_fn)(const float *, uint16_t *, size_t);
 
 static round_fn chosen_form(void) {
   /* chosen on first use; racing threads store the same pointer */
