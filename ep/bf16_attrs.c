@@ -59,6 +59,8 @@ static const attr_row attr_rows[] = {
     INT_("storage_order", storage_order),
     INT_("antialias", antialias),
     STRING_("keep_aspect_ratio_policy", keep_aspect_ratio_policy),
+    INT_("to", to),
+    INT_("saturate", saturate),
 };
 #define N_ATTR_ROWS (sizeof attr_rows / sizeof attr_rows[0])
 

@@ -70,11 +70,13 @@
   X(Expand, EXPAND, "", layout, 2, 2, 1, 1, 13)                                    \
   X(Tile, TILE, "", layout, 2, 2, 1, 1, 13)                                        \
   X(Pad, PAD, "", layout, 1, 4, 1, 1, 13, 18, 19, 21)                              \
-  X(Resize, RESIZE, "", resize, 1, 4, 1, 1, 13, 18, 19)
+  X(Resize, RESIZE, "", resize, 1, 4, 1, 1, 13, 18, 19)                            \
+  /* float32 -> bfloat16, which ORT runs too (an element at a time): ORT's bits */  \
+  X(Cast, CAST, "", cast, 1, 1, 1, 1, 13, 19, 21, 23)
 
 /* The families, one file each: bf16_<family>.c defines actx_bf16_family_<family>. */
 #define ACTX_BF16_FAMILIES(F) \
   F(unary) F(binary) F(compare) F(reduce) F(softmax) F(norm) F(matmul) F(conv) F(pool) \
-  F(layout) F(resize)
+  F(layout) F(resize) F(cast)
 
 #endif /* ACTX_BF16_OPS_H */

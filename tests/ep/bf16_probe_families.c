@@ -28,6 +28,7 @@ UNSERVED(softmax)
 UNSERVED(norm)
 UNSERVED(pool)
 UNSERVED(layout)
+UNSERVED(cast)
 
 /* ---- echo: the attributes test_ep_bf16_attrs.c sets, checked as the reader gives them ----- */
 

@@ -532,11 +532,98 @@ static void check_concurrent(void) {
   free(model);
 }
 
+/* A Cast model: x (from) -> Cast(to) -> y, and with a second target, y -> Cast(to2) -> z too. */
+static int build_cast(int opset, int32_t from, int32_t to, int32_t to2, int64_t n,
+                      uint8_t **bytes, size_t *size) {
+  actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, opset, 0);
+  if (m == NULL) return -1;
+  const int64_t dims[1] = {n};
+  actx_model_add_input(m, "x", from, 1, dims, NULL);
+  actx_model_add_output(m, "y", to, 1, dims, NULL);
+  const char *x[1] = {"x"}, *y[1] = {"y"}, *z[1] = {"z"};
+  actx_model_node_attr_int(actx_model_add_named_node(m, "cast", "Cast", "", 1, x, 1, y), "to", to);
+  if (to2 != 0) {
+    actx_model_add_output(m, "z", to2, 1, dims, NULL);
+    actx_model_node_attr_int(actx_model_add_named_node(m, "cast2", "Cast", "", 1, y, 1, z), "to",
+                             to2);
+  }
+  const int rc = actx_model_serialize(m, bytes, size);
+  if (rc != 0) printf("Cast model: %s\n", actx_model_error(m));
+  actx_model_free(m);
+  return rc;
+}
+
+/* Casts from float32 to bfloat16 (ORT runs them too): the EP takes them under `auto` and gives
+ * ORT alone's bits, at every Cast version, 1 and 2 threads, on float32 of every kind (NaNs of
+ * both signs with payloads, signalling ones, subnormals, ties, values that overflow), and the
+ * bfloat16 -> float32 Casts after them stay ORT's, as do every bfloat16 to float32 and float32
+ * to float16. The probe build serves no Cast: ORT runs them there. */
+static void check_casts(void) {
+  const int64_t n = 100003;
+  float *x = malloc((size_t)n * sizeof *x);
+  uint16_t *all = malloc(65536 * sizeof *all);
+  if (x == NULL || all == NULL) {
+    free(x), free(all);
+    return;
+  }
+  ep_fill_inputs(ACTX_ELEM_FLOAT, x, (size_t)n, 11);
+  static const uint32_t planted[] = {0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0xFF812345u,
+                                     0x7FBFFFFFu, 0x00000001u, 0x807FFFFFu, 0x00008000u,
+                                     0x00018000u, 0x3F808000u, 0x3F818000u, 0x7F7FFFFFu,
+                                     0xFF7F8000u, 0x7F800000u, 0x80000000u};
+  for (size_t i = 0; i < sizeof planted / sizeof planted[0]; i++)
+    memcpy(&x[(int64_t)i * 6007 % n], &planted[i], sizeof planted[i]);
+  for (uint32_t i = 0; i < 65536; i++) all[i] = (uint16_t)i;
+  static const int opsets[] = {13, 19, 21, 23};
+  for (size_t o = 0; o < sizeof opsets / sizeof opsets[0]; o++)
+    for (int threads = 1; threads <= 2; threads++) {
+      char label[96];
+      uint8_t *model = NULL;
+      size_t size = 0;
+      const ep_session_spec spec = {.policy = "auto", .threads = threads};
+      if (build_cast(opsets[o], ACTX_ELEM_FLOAT, ACTX_ELEM_BFLOAT16, ACTX_ELEM_FLOAT, n, &model,
+                     &size) == 0) {
+        const actx_ort_tensor in = {.elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
+                                    .dims = {n}, .data = x};
+        snprintf(label, sizeof label, "Cast-%d float -> bfloat16 -> float, %d thread(s)",
+                 opsets[o], threads);
+        const long ran = ep_check_against_ort(model, size, &spec, 1, &in, label);
+        CHECK(ran == (g_probe ? 0 : 1), "%s: the EP ran %ld nodes", label, ran);
+      }
+      free(model);
+      model = NULL;
+      if (build_cast(opsets[o], ACTX_ELEM_BFLOAT16, ACTX_ELEM_FLOAT, 0, 65536, &model, &size) ==
+          0) {
+        const actx_ort_tensor in = {.elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16,
+                                    .rank = 1, .dims = {65536}, .data = all};
+        snprintf(label, sizeof label, "Cast-%d every bfloat16 -> float, %d thread(s)", opsets[o],
+                 threads);
+        const long ran = ep_check_against_ort(model, size, &spec, 1, &in, label);
+        CHECK(ran == 0, "%s: the EP ran %ld nodes", label, ran);
+      }
+      free(model);
+    }
+  /* float32 -> float16 is not this service's */
+  uint8_t *model = NULL;
+  size_t size = 0;
+  if (build_cast(21, ACTX_ELEM_FLOAT, ACTX_ELEM_FLOAT16, 0, n, &model, &size) == 0) {
+    const ep_session_spec spec = {.policy = "all", .threads = 1};
+    const actx_ort_tensor in = {.elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
+                                .dims = {n}, .data = x};
+    const long ran = ep_check_against_ort(model, size, &spec, 1, &in, "Cast float -> float16");
+    CHECK(ran == 0, "Cast float -> float16: the EP ran %ld nodes", ran);
+  }
+  free(model);
+  free(x);
+  free(all);
+}
+
 int main(int argc, char **argv) {
   if (ep_test_init(argc, argv) != 0) return 2;
   g_probe = argc > 2 && strcmp(argv[2], "probe") == 0;
   for (int id = 0; id < CASE_COUNT; id++) check_case((case_id)id);
   check_activations();
+  check_casts();
   check_float32_stays();
   check_none();
   check_bad_attribute();
