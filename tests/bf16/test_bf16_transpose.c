@@ -13,8 +13,8 @@
 
 static int failures, checked;
 
-/* sizes around every tile and block edge */
-static const size_t sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 130, 200};
+/* sizes around every tile and block edge, and every row count the interleave takes (2-7) */
+static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 63, 64, 65, 130, 200};
 #define N_SIZES (sizeof sizes / sizeof sizes[0])
 #define GUARD 64
 
