@@ -1016,7 +1016,7 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
     /* rounding first, in the primitive's dense layout: the transpose then moves 2 bytes an
      * element, not 4 */
     special |= actx_bf16_round_span((const float *)dst_tmp, (uint16_t *)round_tmp,
-                          (size_t)(v->batch * v->channels * v->plane));
+                                    (size_t)(v->batch * v->channels * v->plane));
     channels_transpose(v, sizeof(uint16_t), false, round_tmp, rounded);
   }
   if (st == dnnl_success && !op->dst_move.on && rounded != NULL)

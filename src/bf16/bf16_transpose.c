@@ -98,10 +98,10 @@ TRANSPOSE_BLOCK(block16, uint16_t, tile16, TILE16)
 TRANSPOSE_BLOCK(block32, uint32_t, tile32, TILE32)
 
 /* Fewer rows than a tile into a dense destination (dst's rows `rows` apart: a channels-first
- * tensor of 1-7 channels, an image's RGB, made channels-last): each destination row takes one
- * element of every source row, written with the row count a constant so that the compiler
- * vectorises the interleave (3 rows of 102,400: 135 us through the blocks' ragged edge, 20 us
- * here, on AVX-512). */
+ * tensor of 2-7 channels, an image's RGB, made channels-last): each destination row takes one
+ * element of every source row, with the row count a constant so that the compiler unrolls the
+ * interleave (3 rows of 102,400: 160 us through the blocks' ragged edge, 20 us here, in one run
+ * on the AVX-512 Xeon). */
 #define INTERLEAVE16_(R)                                                                  \
   ACTX_BF16_VECTORISED static void interleave16_##R(const uint16_t *restrict src, size_t cols, \
                                                     size_t ss, uint16_t *restrict dst) {  \
