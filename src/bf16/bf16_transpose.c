@@ -130,20 +130,23 @@ static bool interleave16(const uint16_t *src, size_t rows, size_t cols, size_t s
     default: return false;
   }
 }
-static bool interleave32(const uint32_t *src, size_t rows, size_t cols, size_t ss, uint32_t *dst,
-                         size_t ds) {
-  (void)src, (void)rows, (void)cols, (void)ss, (void)dst, (void)ds;
-  return false;
-}
-
 /* The matrix in blocks, row block by row block. */
-#define TRANSPOSE(name, T, block, few)                                                      \
-  void name(const T *src, size_t rows, size_t cols, size_t ss, T *dst, size_t ds) {         \
-    if (few(src, rows, cols, ss, dst, ds)) return;                                          \
+#define TRANSPOSE(name, T, block)                                                           \
+  static void name(const T *src, size_t rows, size_t cols, size_t ss, T *dst, size_t ds) {  \
     for (size_t i = 0; i < rows; i += BLOCK)                                                \
       for (size_t j = 0; j < cols; j += BLOCK)                                              \
         block(src + i * ss + j, rows - i < BLOCK ? rows - i : BLOCK,                        \
               cols - j < BLOCK ? cols - j : BLOCK, ss, dst + j * ds + i, ds);               \
   }
-TRANSPOSE(actx_transpose16, uint16_t, block16, interleave16)
-TRANSPOSE(actx_transpose32, uint32_t, block32, interleave32)
+TRANSPOSE(blocks16, uint16_t, block16)
+TRANSPOSE(blocks32, uint32_t, block32)
+
+void actx_transpose16(const uint16_t *src, size_t rows, size_t cols, size_t ss, uint16_t *dst,
+                      size_t ds) {
+  if (!interleave16(src, rows, cols, ss, dst, ds)) blocks16(src, rows, cols, ss, dst, ds);
+}
+
+void actx_transpose32(const uint32_t *src, size_t rows, size_t cols, size_t ss, uint32_t *dst,
+                      size_t ds) {
+  blocks32(src, rows, cols, ss, dst, ds);
+}
