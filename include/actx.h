@@ -118,8 +118,8 @@ ACTX_API actx_status actx_compute(const actx_op_desc *desc, const void *x, void 
                                   const actx_parallel *par);
 
 /* Does now the one-time work that actx_compute() would do on the first long tensor of this op
- * and dtype (float16 / bfloat16 erf, GELU and tanh GELU build a 128 KiB table of all 65,536
- * results, ~0.1-0.2 ms), so that no later call pays it. Optional; thread-safe; the same
+ * and dtype (float16 / bfloat16 erf, GELU, tanh GELU and SiLU, QuickGelu at alpha 1, build a
+ * 128 KiB table of all 65,536 results, ~0.1-0.2 ms), so that no later call pays it. Optional; thread-safe; the same
  * argument checks as actx_compute(). ACTX_ERROR_OUT_OF_MEMORY if the table cannot be
  * allocated (actx_compute() then runs the kernel instead: same bits). */
 ACTX_API actx_status actx_prepare(const actx_op_desc *desc);

@@ -12,25 +12,32 @@
 
 /* Tables by [variant][op][dtype]. The variant is the one kernel parameter that changes a 16-bit
  * result: tanh GELU's fused pre-pass (the arm64 ORT rule). The others do not (keep_nan: a NaN
- * is made quiet when it is narrowed; clamp_one: QuickGelu has no table). */
+ * is made quiet when it is narrowed; clamp_one: the logistic's clamp at 1 changes 20 float32
+ * inputs of SiLU, none of them a 16-bit value), and alpha has one tabled value. */
 #define LUT_VARIANTS 2
 static _Atomic(uint16_t *) tables[LUT_VARIANTS][ACTX_OP_COUNT][ACTX_DTYPE_COUNT];
 
 static int variant_of(const actx_kernel_params *plain) { return plain->fused_tanh_prepass != 0; }
 
-int actx_lut_has_table(actx_op op, actx_dtype dtype) {
-  return dtype != ACTX_F32 && actx_op_has_table[op];
+int actx_lut_has_table(actx_op op, actx_dtype dtype, const actx_kernel_params *plain) {
+  return dtype != ACTX_F32 && actx_op_has_table[op] &&
+         (!actx_op_takes_alpha[op] || plain->alpha == ACTX_LUT_ALPHA);
+}
+
+/* The parameters a table is made with under the rule in force. */
+static actx_kernel_params table_params(actx_op op) {
+  return actx_ort_rule_params(op, actx_op_takes_alpha[op] ? ACTX_LUT_ALPHA : 0.0f, 0);
 }
 
 const uint16_t *actx_lut_get_for(actx_op op, actx_dtype dtype, const actx_kernel_params *plain) {
-  if (!actx_lut_has_table(op, dtype)) return NULL;
+  if (!actx_lut_has_table(op, dtype, plain)) return NULL;
   _Atomic(uint16_t *) *slot = &tables[variant_of(plain)][op][dtype];
   uint16_t *t = atomic_load_explicit(slot, memory_order_acquire);
   if (t != NULL) return t;
   t = aligned_alloc(64, LUT_SIZE * sizeof *t);
   if (t == NULL) return NULL;
   for (uint32_t i = 0; i < LUT_SIZE; i++) t[i] = (uint16_t)i;
-  /* in place; no op with a table has a parameter or a bias */
+  /* in place; no op with a table has a bias */
   actx_kernel_params params = *plain;
   params.bias = NULL;
   actx_kernel_lookup(op, dtype)(t, t, LUT_SIZE, &params);
@@ -44,13 +51,13 @@ const uint16_t *actx_lut_get_for(actx_op op, actx_dtype dtype, const actx_kernel
 }
 
 const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype) {
-  const actx_kernel_params plain = actx_ort_rule_params(op, 0.0f, 0);
+  const actx_kernel_params plain = table_params(op);
   return actx_lut_get_for(op, dtype, &plain);
 }
 
 const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype) {
-  if (!actx_lut_has_table(op, dtype)) return NULL;
-  const actx_kernel_params plain = actx_ort_rule_params(op, 0.0f, 0);
+  const actx_kernel_params plain = table_params(op);
+  if (!actx_lut_has_table(op, dtype, &plain)) return NULL;
   return atomic_load_explicit(&tables[variant_of(&plain)][op][dtype], memory_order_acquire);
 }
 

@@ -9,7 +9,8 @@
  *   alpha   takes a parameter (QuickGelu's alpha)
  *   table   float16 / bfloat16 without a bias run from a table of all 65,536 results: in ORT
  *           sessions a lookup beat these kernels and lost to the others (docs/ep-policy.md,
- *           "float16 and bfloat16 tables"); an op with a parameter has none */
+ *           "float16 and bfloat16 tables"); an op with a parameter has one only at the value
+ *           ACTX_LUT_ALPHA (QuickGelu at 1: SiLU, the one exporters write) */
 #ifndef ACTX_OPS_H
 #define ACTX_OPS_H
 
@@ -19,7 +20,7 @@
   X(erf, ACTX_OP_ERF, erf, 0, 0, 1)                              \
   X(gelu, ACTX_OP_GELU, erf, 1, 0, 1)                            \
   X(gelu_tanh, ACTX_OP_GELU_TANH, tanh, 1, 0, 1)                 \
-  X(quick_gelu, ACTX_OP_QUICK_GELU, logistic, 0, 1, 0)           \
+  X(quick_gelu, ACTX_OP_QUICK_GELU, logistic, 0, 1, 1)           \
   X(tanh, ACTX_OP_TANH, tanh, 0, 0, 0)                           \
   X(sigmoid, ACTX_OP_SIGMOID, logistic, 0, 0, 0)
 

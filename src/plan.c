@@ -163,7 +163,7 @@ static actx_status prepare(const actx_op_desc *desc, actx_plan *p) {
   actx_status st = plan_init(desc, p);
   if (st == ACTX_OK) st = check_run(p, NULL, NULL, 0, desc->bias, desc->bias_len);
   if (st != ACTX_OK || desc->bias != NULL) return st;
-  if (actx_lut_has_table(p->op, p->dtype) && actx_lut_get_for(p->op, p->dtype, &p->plain) == NULL)
+  if (actx_lut_has_table(p->op, p->dtype, &p->plain) && actx_lut_get_for(p->op, p->dtype, &p->plain) == NULL)
     return ACTX_ERROR_OUT_OF_MEMORY;
   return ACTX_OK;
 }

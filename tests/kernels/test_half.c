@@ -6,6 +6,7 @@
  * around its threshold and its 8-element step, misaligned, in place. */
 #include "../../src/dispatch.h"
 #include "../../src/lut.h"
+#include "../../src/ort_rule.h"
 #include "cases.h"
 #include "test_util.h"
 
@@ -140,10 +141,16 @@ static void check_lut(actx_dtype dt) {
              actx_dtype_name(dt));
       continue;
     }
-    const actx_op_desc d = {.op = (actx_op)op, .dtype = dt};
+    const actx_op_desc d = {.op = (actx_op)op, .dtype = dt,
+                            .alpha = actx_op_takes_alpha[op] ? ACTX_LUT_ALPHA : 0.0f};
     EXPECT(actx_lut_get(d.op, dt) != NULL, "%s %s has no table", actx_op_name(d.op),
            actx_dtype_name(dt));
     EXPECT(actx_lut_get(d.op, ACTX_F32) == NULL, "float32 %s has a table", actx_op_name(d.op));
+    if (actx_op_takes_alpha[op]) { /* QuickGelu: SiLU's table only, never another alpha's */
+      const actx_kernel_params other = actx_ort_rule_params(d.op, 1.702f, 0);
+      EXPECT(actx_lut_get_for(d.op, dt, &other) == NULL, "%s %s has a table at alpha 1.702",
+             actx_op_name(d.op), actx_dtype_name(dt));
+    }
     for (size_t k = 0; k < TEST_ISA_COUNT; k++) {
       const actx_isa isa = test_isas[k];
       if (!test_isa_usable(isa)) continue;
