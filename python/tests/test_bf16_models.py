@@ -111,3 +111,81 @@ def test_twin_meets_the_accuracy_bound(fetched, name):
     v = bf16_models.accuracy(spec, got, ref)
     assert bf16_models.meets(spec, v), (
         f"{name}: {spec.metric} {v} against the float32 {spec.against}, bound {spec.bound}")
+
+
+# ---- the AVX2 class -----------------------------------------------------------------------------
+#
+# A host without AVX-512 (AMD Zen 3, say) has no bfloat16 hardware: oneDNN computes the twins'
+# MatMul, Gemm and Conv in float32 there and libactx takes its AVX2 paths. That class is proved
+# on any x86-64 host under qemu-x86_64 with the CPU the emu_x86_* tests use (tests/emu/x86.cmake,
+# read from there): the twin loads, actx runs every bfloat16 compute node, and the outputs meet
+# the model's bound against the reference computed natively. Timing means nothing under qemu.
+
+EMULATED_RUN = r"""
+import json, sys
+import numpy as np, onnxruntime as ort
+sys.path.insert(0, sys.argv[1])
+import bf16_models
+name, twin, feeds_path, out_path = sys.argv[2:6]
+spec = bf16_models.BF16_MODELS[name]
+s = bf16_models.session("actx-bf16", bf16_models.pathlib.Path(twin), 1)
+left = bf16_models.bf16_left_to_ort(s, bf16_models.pathlib.Path(twin))
+feeds = np.load(feeds_path)
+keys = sorted({k.split("/", 1)[1] for k in feeds.files})
+n = len({k.split("/", 1)[0] for k in feeds.files})
+got = [s.run([spec.output], {k: feeds[f"{i}/{k}"] for k in keys})[0] for i in range(n)]
+np.savez(out_path, *got)
+with open(out_path + ".json", "w") as f:
+    json.dump({"left": left}, f)
+"""
+
+
+def emulated_cpu() -> str:
+    import re
+
+    text = (REPO / "tests" / "emu" / "x86.cmake").read_text()
+    return re.search(r'set\(ACTX_EMU_X86_CPU "([^"]+)"\)', text).group(1)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_twin_on_the_avx2_class(fetched, name, tmp_path):
+    import json
+    import os
+    import platform
+    import shutil
+    import subprocess
+
+    if platform.machine() != "x86_64":
+        pytest.skip(f"skipped: not an x86-64 host ({platform.machine()})")
+    qemu = shutil.which("qemu-x86_64")
+    if qemu is None:
+        pytest.skip("skipped: qemu-x86_64 is not installed (Debian: qemu-user)")
+    twin_or_skip(name)  # natively first: a twin the EP cannot load is skipped, not emulated
+    spec = bf16_models.BF16_MODELS[name]
+    twin, f32_twin = bf16_models.twins(name)
+    feeds = bf16_models.accuracy_inputs(name, 1)  # one: a YOLOv8n run takes minutes under qemu
+    np.savez(tmp_path / "feeds.npz", **{f"{i}/{k}": v for i, f in enumerate(feeds)
+                                        for k, v in f.items()})
+    # oneDNN says which kernels ran (its verbose lines name the ISA of those that have one):
+    # none of AVX-512 or AMX, so the emulated CPU is what the run saw
+    env = dict(os.environ, ONEDNN_VERBOSE="1")
+    got = subprocess.run(
+        [qemu, "-cpu", emulated_cpu(), sys.executable, "-c", EMULATED_RUN,
+         str(REPO / "python" / "bench"), name, str(twin), str(tmp_path / "feeds.npz"),
+         str(tmp_path / "out.npz")],
+        capture_output=True, text=True, timeout=1500, env=env)
+    assert got.returncode == 0, got.stderr[-2000:]
+    kernels = {line.split(",")[4] for line in got.stdout.splitlines()
+               if line.startswith("onednn_verbose,") and ",exec,cpu," in line}
+    assert kernels and not any("avx512" in k or "amx" in k for k in kernels), kernels
+    assert json.loads((tmp_path / "out.npz.json").read_text())["left"] == {}
+    out = np.load(tmp_path / "out.npz")
+    emulated = [out[f"arr_{i}"] for i in range(len(feeds))]
+    ref_path = bf16_models.original_path(name) if spec.against == "original" else f32_twin
+    ref = bf16_models.outputs(bf16_models.session("ort-f32", ref_path, 1), spec, feeds)
+    v = bf16_models.accuracy(spec, emulated, ref)
+    assert bf16_models.meets(spec, v), (
+        f"{name} on the AVX2 class: {spec.metric} {v} against the float32 {spec.against}, "
+        f"bound {spec.bound}")
+    print(f"{name} on the AVX2 class: {spec.metric} {v:.6f} against the float32 {spec.against}; "
+          f"oneDNN ran {sorted(kernels)}")
