@@ -374,6 +374,37 @@ static void channels_transpose(const channels_view *v, size_t elem_bytes, bool t
   }
 }
 
+/* A rounded result's positions a block: its bfloat16 (ROUND_BLOCK_ELEMENTS, 16 KiB) and the
+ * float32 it is rounded from stay in L1 between the rounding and the transpose. */
+#define ROUND_BLOCK_ELEMENTS 8192
+static size_t round_block_positions(const channels_view *v) {
+  const size_t c = (size_t)v->channels, plane = (size_t)v->plane;
+  const size_t b = c < ROUND_BLOCK_ELEMENTS ? ROUND_BLOCK_ELEMENTS / c : 1;
+  return b < plane ? b : plane;
+}
+
+/* The dense channels-last float32 result `from` rounded into the caller's channels-first view
+ * `to`, a block of positions at a time through `block` (round_block_positions x channels):
+ * rounding first, in the primitive's layout, so that the transpose moves 2 bytes an element,
+ * not 4; by blocks, so that the rounded copy is a block, not the tensor (a YOLOv8n first Conv's
+ * was 0.8 MB), and is transposed while it is in L1. Returns the rounding's NaN / infinity flag. */
+static uint32_t round_channels_first(const channels_view *v, const float *from, uint16_t *block,
+                                     uint16_t *to) {
+  const size_t c = (size_t)v->channels, plane = (size_t)v->plane, cs = (size_t)v->channel_stride;
+  const size_t per_block = round_block_positions(v);
+  uint32_t special = 0;
+  for (int64_t n = 0; n < v->batch; n++) {
+    const float *image = from + (size_t)n * plane * c;
+    uint16_t *out = to + (size_t)(n * v->batch_stride);
+    for (size_t p = 0; p < plane; p += per_block) {
+      const size_t rows = plane - p < per_block ? plane - p : per_block;
+      special |= actx_bf16_round_span(image + p * c, block, rows * c);
+      actx_transpose16(block, rows, c, c, out + p, cs);
+    }
+  }
+  return special;
+}
+
 static dnnl_primitive_attr_t user_scratchpad_attr(void) {
   dnnl_primitive_attr_t attr = NULL;
   if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
@@ -842,7 +873,7 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
     op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
   const channels_view *v = &op->dst_view;
   if (op->dst_move.on)
-    op->rounded_bytes = round_up((size_t)(v->batch * v->channels * v->plane) * sizeof(uint16_t));
+    op->rounded_bytes = round_up(round_block_positions(v) * (size_t)v->channels * sizeof(uint16_t));
   else if (v->ok)
     op->rounded_bytes = round_up(dnnl_memory_desc_get_size(op->user_dst));
   op->scratch_bytes = round_up(op->scratch_bytes);
@@ -1012,13 +1043,8 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
   uint32_t special = 0; /* a rounded result's NaNs and infinities */
   if (st == dnnl_success && op->dst_move.on && rounded == NULL)
     channels_transpose(v, op->dst_move.elem_bytes, false, dst_tmp, dst);
-  if (st == dnnl_success && op->dst_move.on && rounded != NULL) {
-    /* rounding first, in the primitive's dense layout: the transpose then moves 2 bytes an
-     * element, not 4 */
-    special |= actx_bf16_round_span((const float *)dst_tmp, (uint16_t *)round_tmp,
-                                    (size_t)(v->batch * v->channels * v->plane));
-    channels_transpose(v, sizeof(uint16_t), false, round_tmp, rounded);
-  }
+  if (st == dnnl_success && op->dst_move.on && rounded != NULL)
+    special |= round_channels_first(v, (const float *)dst_tmp, (uint16_t *)round_tmp, rounded);
   if (st == dnnl_success && !op->dst_move.on && rounded != NULL)
     for (int64_t n = 0; n < v->batch; n++)
       for (int64_t c = 0; c < v->channels; c++) {

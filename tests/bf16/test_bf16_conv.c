@@ -657,6 +657,10 @@ int main(void) {
   case2d(1, 3, 10, 9, 4, 3, 3, &(conv_attrs){.spatial = 2, .auto_pad = "NOTSET", .pads = p1},
          false, "NOTSET");
   case2d(1, 2, 1, 1, 3, 1, 1, &(conv_attrs){.spatial = 2}, true, "1x1 image");
+  /* a result rounded in many blocks of positions (bf16_dnnl.c's round_channels_first: 341 of
+   * 24 channels a block), the last one short, in two images */
+  case2d(2, 3, 41, 45, 24, 3, 3, &(conv_attrs){.spatial = 2, .pads = p1}, true,
+         "1,845 positions of 24 channels, N 2: many rounding blocks");
   const int64_t s1[] = {2}, d1[] = {2}, p1d[] = {1, 2};
   case1d(2, 3, 11, 4, 3, &(conv_attrs){.spatial = 1}, true, "1-D");
   case1d(2, 3, 17, 4, 3, &(conv_attrs){.spatial = 1, .strides = s1, .dilations = d1, .pads = p1d},
