@@ -7,11 +7,11 @@
 #include "actx.h"
 #include "kernels.h"
 
-/* float16 and bfloat16 have 65,536 inputs, so an op without a bias or a parameter can be a table
- * of its 65,536 results, filled once by the op's own kernel: a lookup gives the kernel's exact
- * bits with two loads and a store per element, no arithmetic. erf, GELU, tanh GELU and SiLU
- * (QuickGelu at alpha ACTX_LUT_ALPHA) have tables (their kernels cost more than a lookup); tanh
- * and sigmoid do not (src/ops.h).
+/* float16 and bfloat16 have 65,536 inputs, so an op without a bias (and a parameter, if it has
+ * one, at a fixed value) can be a table of its 65,536 results, filled once by the op's own
+ * kernel: a lookup gives the kernel's exact bits with two loads and a store per element, no
+ * arithmetic. erf, GELU, tanh GELU and SiLU (QuickGelu at alpha ACTX_LUT_ALPHA) have tables
+ * (their kernels cost more than a lookup); tanh and sigmoid do not (src/ops.h).
  *
  * A table costs 128 KiB and one kernel pass over 65,536 inputs (~0.1-0.2 ms) on first use, so
  * tensors shorter than ACTX_LUT_MIN_ELEMENTS run the kernel instead: a one-off short call never

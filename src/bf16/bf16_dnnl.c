@@ -873,7 +873,8 @@ static actx_status op_finish(actx_dnnl_op *op, pd_maker make, const void *shape,
     op->dst_bytes = round_up(dnnl_memory_desc_get_size(op->dst));
   const channels_view *v = &op->dst_view;
   if (op->dst_move.on)
-    op->rounded_bytes = round_up(round_block_positions(v) * (size_t)v->channels * sizeof(uint16_t));
+    op->rounded_bytes =
+        round_up(round_block_positions(v) * (size_t)v->channels * sizeof(uint16_t));
   else if (v->ok)
     op->rounded_bytes = round_up(dnnl_memory_desc_get_size(op->user_dst));
   op->scratch_bytes = round_up(op->scratch_bytes);

@@ -85,10 +85,11 @@ static inline void tile32(const uint32_t *src, size_t ss, uint32_t *dst, size_t 
  * multiple of 4 KiB apart and so in one cache set, are a few at a time), then the ragged edge
  * element by element. Built per ISA (ACTX_BF16_VECTORISED) for the registers, not for
  * vectorising: the tile's SSE2 intrinsics then take AVX-512's 32 vector registers and
- * three-operand forms, where the baseline's 16 spilled rows to the stack (0.08-0.2 -> 0.08-0.12
+ * three-operand forms, where the baseline's 16 spilled rows to the stack (0.09-0.2 -> 0.08-0.12
  * ns an element on the AMX Xeon, the same bits). */
 #define TRANSPOSE_BLOCK(name, T, tile_fn, TILE)                                              \
-  ACTX_BF16_VECTORISED static void name(const T *src, size_t rows, size_t cols, size_t ss, T *dst, size_t ds) {  \
+  ACTX_BF16_VECTORISED static void name(const T *src, size_t rows, size_t cols, size_t ss,   \
+                                        T *dst, size_t ds) {                               \
     const size_t full_rows = rows - rows % (TILE), full_cols = cols - cols % (TILE);       \
     for (size_t j = 0; j < full_cols; j += (TILE))                                         \
       for (size_t i = 0; i < full_rows; i += (TILE))                                       \
