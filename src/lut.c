@@ -26,7 +26,7 @@ int actx_lut_has_table(actx_op op, actx_dtype dtype, const actx_kernel_params *p
 
 /* The parameters a table is made with under the rule in force. */
 static actx_kernel_params table_params(actx_op op) {
-  return actx_ort_rule_params(op, actx_op_takes_alpha[op] ? ACTX_LUT_ALPHA : 0.0f, 0);
+  return actx_ort_rule_params(op, actx_lut_alpha(op), 0);
 }
 
 const uint16_t *actx_lut_get_for(actx_op op, actx_dtype dtype, const actx_kernel_params *plain) {

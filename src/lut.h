@@ -21,6 +21,10 @@
 /* The one value of a parameter (QuickGelu's alpha) whose results are tabled: a table holds one
  * function, and alpha 1 is SiLU, what exporters write (x·sigmoid(x)). */
 #define ACTX_LUT_ALPHA 1.0f
+/* The alpha op's table is made at: ACTX_LUT_ALPHA for an op with a parameter, else 0. */
+static inline float actx_lut_alpha(actx_op op) {
+  return actx_op_takes_alpha[op] ? ACTX_LUT_ALPHA : 0.0f;
+}
 
 /* Whether op on dtype, run with the parameters plain, has a table (float32, the ops without one
  * and a parameter other than ACTX_LUT_ALPHA do not). */

@@ -142,7 +142,7 @@ static void check_lut(actx_dtype dt) {
       continue;
     }
     const actx_op_desc d = {.op = (actx_op)op, .dtype = dt,
-                            .alpha = actx_op_takes_alpha[op] ? ACTX_LUT_ALPHA : 0.0f};
+                            .alpha = actx_lut_alpha((actx_op)op)};
     EXPECT(actx_lut_get(d.op, dt) != NULL, "%s %s has no table", actx_op_name(d.op),
            actx_dtype_name(dt));
     EXPECT(actx_lut_get(d.op, ACTX_F32) == NULL, "float32 %s has a table", actx_op_name(d.op));

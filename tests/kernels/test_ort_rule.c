@@ -260,7 +260,7 @@ static void check_tables(void) {
     for (int op = 0; op < ACTX_OP_COUNT; op++) {
       if (!actx_op_has_table[op]) continue;
       const actx_op_desc d = {.op = (actx_op)op, .dtype = (actx_dtype)dt,
-                              .alpha = actx_op_takes_alpha[op] ? ACTX_LUT_ALPHA : 0.0f};
+                              .alpha = actx_lut_alpha((actx_op)op)};
       EXPECT(actx_lut_peek(d.op, d.dtype) == NULL, "%s %s: a table before its first use",
              actx_op_name(d.op), actx_dtype_name(d.dtype));
       EXPECT(actx_compute(&d, x, y, 65536, NULL) == ACTX_OK, "compute");
