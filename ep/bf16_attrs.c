@@ -61,6 +61,7 @@ static const attr_row attr_rows[] = {
     STRING_("keep_aspect_ratio_policy", keep_aspect_ratio_policy),
     INT_("to", to),
     INT_("saturate", saturate),
+    INT_("training_mode", training_mode),
 };
 #define N_ATTR_ROWS (sizeof attr_rows / sizeof attr_rows[0])
 

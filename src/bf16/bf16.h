@@ -65,9 +65,10 @@ typedef struct actx_bf16_attrs {
       has_auto_pad, has_ceil_mode, has_count_include_pad, has_mode, has_coordinate_mode,
       has_nearest_mode, has_cubic_coeff_a, has_exclude_outside, has_extrapolation_value,
       has_stash_type, has_noop_with_empty_axes, has_storage_order, has_antialias,
-      has_keep_aspect_ratio_policy, has_to, has_saturate;
+      has_keep_aspect_ratio_policy, has_to, has_saturate, has_training_mode;
   int64_t axis, keepdims, trans_a, trans_b, group, ceil_mode, count_include_pad,
-      exclude_outside, stash_type, noop_with_empty_axes, storage_order, antialias, to, saturate;
+      exclude_outside, stash_type, noop_with_empty_axes, storage_order, antialias, to, saturate,
+      training_mode;
   float epsilon, alpha, beta, cubic_coeff_a, extrapolation_value;
   size_t n_axes, n_strides, n_pads, n_dilations, n_kernel_shape;
   int64_t axes[ACTX_BF16_MAX_RANK];

@@ -57,6 +57,7 @@
   X(SkipLayerNormalization, SKIP_LAYER_NORM, "com.microsoft", norm, 3, 5, 1, 4, 1) \
   X(SkipSimplifiedLayerNormalization, SKIP_SIMPLIFIED_LAYER_NORM, "com.microsoft", \
     norm, 3, 4, 1, 4, 1)                                                           \
+  X(BatchNormalization, BATCH_NORM, "", batch_norm, 5, 5, 1, 1, 14, 15)            \
   /* oneDNN (bf16_dnnl.h) */                                                       \
   X(MatMul, MATMUL, "", matmul, 2, 2, 1, 1, 13)                                    \
   X(Gemm, GEMM, "", matmul, 2, 3, 1, 1, 13)                                        \
@@ -76,7 +77,7 @@
 
 /* The families, one file each: bf16_<family>.c defines actx_bf16_family_<family>. */
 #define ACTX_BF16_FAMILIES(F) \
-  F(unary) F(binary) F(compare) F(reduce) F(softmax) F(norm) F(matmul) F(conv) F(pool) \
-  F(layout) F(resize) F(cast)
+  F(unary) F(binary) F(compare) F(reduce) F(softmax) F(norm) F(batch_norm) F(matmul) F(conv) \
+  F(pool) F(layout) F(resize) F(cast)
 
 #endif /* ACTX_BF16_OPS_H */

@@ -26,6 +26,7 @@ static actx_status unserved(const actx_bf16_node *node, void **state, const char
 UNSERVED(compare)
 UNSERVED(softmax)
 UNSERVED(norm)
+UNSERVED(batch_norm)
 UNSERVED(pool)
 UNSERVED(layout)
 UNSERVED(cast)
