@@ -62,6 +62,8 @@ static const attr_row attr_rows[] = {
     INT_("to", to),
     INT_("saturate", saturate),
     INT_("training_mode", training_mode),
+    INTS_("output_padding", output_padding),
+    INTS_("output_shape", output_shape),
 };
 #define N_ATTR_ROWS (sizeof attr_rows / sizeof attr_rows[0])
 

@@ -65,7 +65,8 @@ static const char *const attr_names[] = {
     "kernel_shape", "auto_pad", "ceil_mode",      "count_include_pad", "mode",
     "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
     "extrapolation_value", "stash_type", "noop_with_empty_axes", "storage_order", "antialias",
-    "keep_aspect_ratio_policy", "training_mode", "momentum", "unknown_attr"};
+    "keep_aspect_ratio_policy", "training_mode", "momentum", "output_padding", "output_shape",
+    "unknown_attr"};
 #define N_ATTR_NAMES (sizeof attr_names / sizeof attr_names[0])
 
 static const char *const strings[] = {"", "NOTSET", "SAME_UPPER", "VALID", "constant", "reflect",

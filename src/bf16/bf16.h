@@ -65,15 +65,17 @@ typedef struct actx_bf16_attrs {
       has_auto_pad, has_ceil_mode, has_count_include_pad, has_mode, has_coordinate_mode,
       has_nearest_mode, has_cubic_coeff_a, has_exclude_outside, has_extrapolation_value,
       has_stash_type, has_noop_with_empty_axes, has_storage_order, has_antialias,
-      has_keep_aspect_ratio_policy, has_to, has_saturate, has_training_mode;
+      has_keep_aspect_ratio_policy, has_to, has_saturate, has_training_mode, has_output_padding,
+      has_output_shape;
   int64_t axis, keepdims, trans_a, trans_b, group, ceil_mode, count_include_pad,
       exclude_outside, stash_type, noop_with_empty_axes, storage_order, antialias, to, saturate,
       training_mode;
   float epsilon, alpha, beta, cubic_coeff_a, extrapolation_value;
-  size_t n_axes, n_strides, n_pads, n_dilations, n_kernel_shape;
+  size_t n_axes, n_strides, n_pads, n_dilations, n_kernel_shape, n_output_padding, n_output_shape;
   int64_t axes[ACTX_BF16_MAX_RANK];
   int64_t strides[ACTX_BF16_MAX_SPATIAL], dilations[ACTX_BF16_MAX_SPATIAL],
-      kernel_shape[ACTX_BF16_MAX_SPATIAL];
+      kernel_shape[ACTX_BF16_MAX_SPATIAL], output_padding[ACTX_BF16_MAX_SPATIAL];
+  int64_t output_shape[2 + ACTX_BF16_MAX_SPATIAL]; /* ConvTranspose's: spatial, or N, M too */
   int64_t pads[2 * ACTX_BF16_MAX_RANK]; /* Pad's attribute form needs 2·rank */
   /* string attributes, NUL-terminated copies ("" when unset); longer values are rejected by
    * the reader, since no served value is longer */

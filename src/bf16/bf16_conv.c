@@ -3,6 +3,15 @@
  * SAME_LOWER, VALID), dilations, group, kernel_shape, pads, strides. oneDNN (bf16_dnnl.h)
  * computes the convolution and adds the bias in float32 and rounds once (actx_dnnl_run_rounded).
  *
+ * ConvTranspose (22) too, the same way (oneDNN's deconvolution): W [C, M / group, kernel...],
+ * and output_padding and output_shape. Its output size and pads are ONNX's, as ORT 1.30-1.32's
+ * float32 kernel computes them (measured): out = (in - 1) · stride + output_padding
+ * + (kernel - 1) · dilation + 1 - pads; with output_shape (spatial, or N and M too, as ORT
+ * takes it) or a SAME auto_pad (then out = in · stride), the total pad is what reaches that
+ * size (at least 0), SAME_UPPER putting the odd one at the end, anything else at the start;
+ * VALID pads nothing. A transposed run is not split into slabs (one oneDNN run on the calling
+ * thread).
+ *
  * A constant W is reordered once at pack time into oneDNN's preferred (blocked) layout, and a
  * constant B widened to float32; the kernel holds those copies only. The image size is known
  * only at run time, so ops are made per input shape and cached in the kernel. */
@@ -18,6 +27,7 @@ typedef enum auto_pad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID } 
 
 typedef struct conv_state {
   actx_bf16_attrs attrs; /* as the node has them; checked against the spatial rank per run */
+  bool transposed;       /* ConvTranspose */
   auto_pad pad_mode;
   int64_t group;
   bool has_bias;
@@ -35,6 +45,15 @@ static actx_status create(const actx_bf16_node *node, void **out, const char **w
     if (node->input_present[i] && node->input_elems[i] != ACTX_ELEM_BF16)
       return actx_bf16_fail(why, "Conv: every input must be bfloat16");
   const actx_bf16_attrs *a = &node->attrs;
+  const bool transposed = node->op == ACTX_BF16_OP_CONV_TRANSPOSE;
+  if (!transposed && (a->has_output_padding || a->has_output_shape))
+    return actx_bf16_fail(why, "Conv has no output_padding or output_shape");
+  for (size_t i = 0; a->has_output_padding && i < a->n_output_padding; i++)
+    if (a->output_padding[i] < 0)
+      return actx_bf16_fail(why, "ConvTranspose: output_padding must not be negative");
+  for (size_t i = 0; a->has_output_shape && i < a->n_output_shape; i++)
+    if (a->output_shape[i] < 1)
+      return actx_bf16_fail(why, "ConvTranspose: output_shape must be positive");
   auto_pad mode = PAD_NOTSET;
   if (a->has_auto_pad && a->auto_pad[0] != '\0' && strcmp(a->auto_pad, "NOTSET") != 0) {
     if (strcmp(a->auto_pad, "SAME_UPPER") == 0) mode = PAD_SAME_UPPER;
@@ -60,6 +79,7 @@ static actx_status create(const actx_bf16_node *node, void **out, const char **w
   conv_state *s = calloc(1, sizeof *s);
   if (s == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
   s->attrs = *a;
+  s->transposed = transposed;
   s->pad_mode = mode;
   s->group = a->has_group ? a->group : 1;
   s->has_bias = node->n_inputs > 2 && node->input_present[2];
@@ -92,9 +112,11 @@ static actx_status check_weights(const conv_state *s, const actx_shape *w, const
   if ((a->has_strides && a->n_strides != spatial) ||
       (a->has_dilations && a->n_dilations != spatial) ||
       (a->has_kernel_shape && a->n_kernel_shape != spatial) ||
-      (a->has_pads && s->pad_mode == PAD_NOTSET && a->n_pads != 2 * spatial))
-    return actx_bf16_fail(why, "Conv: strides, dilations, kernel_shape or pads do not have one "
-                               "value per spatial dimension of W");
+      (a->has_pads && s->pad_mode == PAD_NOTSET && a->n_pads != 2 * spatial) ||
+      (a->has_output_padding && a->n_output_padding != spatial) ||
+      (a->has_output_shape && a->n_output_shape != spatial && a->n_output_shape != spatial + 2))
+    return actx_bf16_fail(why, "Conv: strides, dilations, kernel_shape, pads, output_padding or "
+                               "output_shape do not have one value per spatial dimension of W");
   for (size_t i = 0; i < spatial; i++)
     if (w->dims[2 + i] < 1)
       return actx_bf16_fail(why, "Conv: W's kernel dimensions must be positive");
@@ -102,7 +124,37 @@ static actx_status check_weights(const conv_state *s, const actx_shape *w, const
     if (a->kernel_shape[i] != w->dims[2 + i])
       return actx_bf16_fail(why, "Conv: kernel_shape differs from W's spatial dimensions");
   if (w->dims[0] % s->group != 0)
-    return actx_bf16_fail(why, "Conv: group does not divide W's output channels M");
+    return actx_bf16_fail(why, s->transposed ? "ConvTranspose: group does not divide W's input "
+                                               "channels C"
+                                             : "Conv: group does not divide W's output channels M");
+  return ACTX_OK;
+}
+
+/* ConvTranspose's output size and pads along spatial dimension i (the header comment). */
+static actx_status transposed_dim(const conv_state *s, size_t i, int64_t in, int64_t extent,
+                                  actx_dnnl_conv_shape *cs, const char **why) {
+  const actx_bf16_attrs *a = &s->attrs;
+  const int64_t reach = (in - 1) * cs->strides[i] + extent; /* the outputs taps reach */
+  const int64_t full = reach + (a->has_output_padding ? a->output_padding[i] : 0);
+  int64_t lo = 0, out = full, target = -1;
+  if (a->has_output_shape)
+    target = a->output_shape[a->n_output_shape == cs->spatial ? i : i + 2];
+  else if (s->pad_mode == PAD_SAME_UPPER || s->pad_mode == PAD_SAME_LOWER)
+    target = in * cs->strides[i];
+  if (target >= 0) {
+    const int64_t total = full > target ? full - target : 0;
+    lo = s->pad_mode == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+    out = target;
+  } else if (s->pad_mode == PAD_NOTSET && a->has_pads) {
+    lo = a->pads[i];
+    out = full - lo - a->pads[cs->spatial + i];
+  }
+  if (out < 1) return actx_bf16_fail(why, "ConvTranspose: the output would be empty");
+  cs->out[i] = out;
+  cs->pads_begin[i] = lo;
+  /* oneDNN has no output padding: outputs past those the taps reach (output_padding, an
+   * output_shape beyond them) are a negative end pad, where only the bias lands */
+  cs->pads_end[i] = reach - lo - out;
   return ACTX_OK;
 }
 
@@ -115,14 +167,24 @@ static actx_status conv_shape_of(const conv_state *s, const actx_shape *w, int64
   cs->spatial = w->rank - 2;
   cs->batch = batch;
   cs->channels = channels;
-  cs->out_channels = w->dims[0];
+  cs->out_channels = s->transposed ? w->dims[1] * s->group : w->dims[0];
   cs->group = s->group;
   cs->bias = s->has_bias;
+  cs->transposed = s->transposed;
   for (size_t i = 0; i < cs->spatial; i++) {
     const int64_t k = w->dims[2 + i];
     const int64_t st = a->has_strides ? a->strides[i] : 1;
     const int64_t d = a->has_dilations ? a->dilations[i] : 1;
     const int64_t extent = (k - 1) * d + 1;
+    if (s->transposed) {
+      cs->in[i] = in[i];
+      cs->kernel[i] = k;
+      cs->strides[i] = st;
+      cs->dilations[i] = d;
+      const actx_status status = transposed_dim(s, i, in[i], extent, cs, why);
+      if (status != ACTX_OK) return status;
+      continue;
+    }
     int64_t lo = 0, hi = 0, out;
     if (s->pad_mode == PAD_SAME_UPPER || s->pad_mode == PAD_SAME_LOWER) {
       out = (in[i] + st - 1) / st;
@@ -163,18 +225,24 @@ static actx_status problem_of(const conv_state *s, const actx_tensor *in, size_t
   actx_status st = check_weights(s, w, why);
   if (st != ACTX_OK) return st;
   if (x->rank != w->rank) return actx_bf16_fail(why, "Conv: X and W differ in rank");
-  if (x->dims[1] != w->dims[1] * s->group)
-    return actx_bf16_fail(why, "Conv: X's channels are not W's C / group times group");
-  if (s->bias != NULL && s->bias_len != w->dims[0])
+  if (s->transposed ? x->dims[1] != w->dims[0] : x->dims[1] != w->dims[1] * s->group)
+    return actx_bf16_fail(why, s->transposed ? "ConvTranspose: X's channels are not W's C"
+                                             : "Conv: X's channels are not W's C / group times "
+                                               "group");
+  const int64_t m = s->transposed ? w->dims[1] * s->group : w->dims[0];
+  if (s->bias != NULL && s->bias_len != m)
     return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
   if (s->has_bias && s->bias == NULL) {
     if (n_in < 3 || in[2].elem != ACTX_ELEM_BF16 || in[2].shape.rank != 1 ||
-        in[2].shape.dims[0] != w->dims[0])
+        in[2].shape.dims[0] != m)
       return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
   }
+  for (size_t i = 2; s->transposed && i < x->rank; i++)
+    if (x->dims[i] < 1)
+      return actx_bf16_fail(why, "ConvTranspose: X's spatial sizes must be positive");
   st = conv_shape_of(s, w, x->dims[0], x->dims[1], x->dims + 2, cs, why);
   if (st != ACTX_OK) return st;
-  *y = (actx_shape){.rank = x->rank, .dims = {x->dims[0], w->dims[0]}};
+  *y = (actx_shape){.rank = x->rank, .dims = {x->dims[0], m}};
   for (size_t i = 0; i < cs->spatial; i++) y->dims[2 + i] = cs->out[i];
   return ACTX_OK;
 }
@@ -201,7 +269,8 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
     if (value->shape.rank != 1) return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
     const size_t n = (size_t)value->shape.dims[0];
     if (n > 0 && value->data == NULL) return actx_bf16_fail(why, "Conv: B's data is NULL");
-    if (s->w_packed && (int64_t)n != s->w_shape.dims[0])
+    if (s->w_packed && (int64_t)n != (s->transposed ? s->w_shape.dims[1] * s->group
+                                                     : s->w_shape.dims[0]))
       return actx_bf16_fail(why, "Conv: B must be bfloat16 [M]");
     s->bias = malloc(n > 0 ? n * sizeof *s->bias : 1);
     if (s->bias == NULL) return ACTX_ERROR_OUT_OF_MEMORY;
@@ -224,10 +293,10 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
   for (size_t i = 0; i + 2 < w->rank; i++) {
     const int64_t st_i = a->has_strides ? a->strides[i] : 1;
     const int64_t d = a->has_dilations ? a->dilations[i] : 1;
-    in[i] = (w->dims[2 + i] - 1) * d + 1 + 15 * st_i;
+    in[i] = s->transposed ? 16 : (w->dims[2 + i] - 1) * d + 1 + 15 * st_i;
   }
   actx_dnnl_conv_shape cs;
-  st = conv_shape_of(s, w, 1, w->dims[1] * s->group, in, &cs, why);
+  st = conv_shape_of(s, w, 1, s->transposed ? w->dims[0] : w->dims[1] * s->group, in, &cs, why);
   if (st != ACTX_OK) return st;
   actx_dnnl_weights *packed_w = NULL;
   st = actx_dnnl_conv_pack(&cs, value->data, &packed_w, why);
@@ -320,7 +389,7 @@ static actx_status run_slabs(const slabs_job *whole_job, const actx_parallel *pa
   double macs = (double)cs->batch * (double)cs->out_channels * (double)(cs->channels / cs->group);
   for (size_t i = 0; i < cs->spatial; i++) macs *= (double)cs->out[i] * (double)cs->kernel[i];
   size_t tasks = actx_dnnl_split_tasks(par, macs, cs->out[0], SLAB_MIN_MACS, SLAB_MAX_TASKS);
-  if (tasks <= 1) return run_slab(whole_job, 0, cs->out[0], nonfinite, why);
+  if (tasks <= 1 || cs->transposed) return run_slab(whole_job, 0, cs->out[0], nonfinite, why);
   slabs_job job = *whole_job;
   job.rows_per_task = (cs->out[0] + (int64_t)tasks - 1) / (int64_t)tasks;
   tasks = (size_t)((cs->out[0] + job.rows_per_task - 1) / job.rows_per_task);
@@ -346,14 +415,60 @@ static actx_status repair(const conv_state *s, const actx_dnnl_conv_shape *cs,
   actx_status st = ACTX_OK;
   if (s->w_packed) {
     st = actx_dnnl_weights_plain(actx_dnnl_cache_weights(s->packed_ops), w, why);
-  } else {
+  } else if (!s->transposed) {
     const uint16_t *wb = in[1].data;
     for (size_t i = 0; i < w_count; i++) w[i] = actx_bf16_to_f32(wb[i]);
+  } else { /* ONNX's [C, M / group, kernel...] as [M, C / group, kernel...] */
+    const uint16_t *wb = in[1].data;
+    const int64_t cg = cs->channels / cs->group, mg = cs->out_channels / cs->group;
+    const int64_t taps = (int64_t)w_count / (cs->channels * mg);
+    for (int64_t g = 0; g < cs->group; g++)
+      for (int64_t c = 0; c < cg; c++)
+        for (int64_t o = 0; o < mg; o++)
+          for (int64_t t = 0; t < taps; t++)
+            w[((g * mg + o) * cg + c) * taps + t] =
+                actx_bf16_to_f32(wb[((g * cg + c) * mg + o) * taps + t]);
   }
   if (st == ACTX_OK && !actx_conv_repair(cs, in[0].data, w, bias, y))
     st = ACTX_ERROR_OUT_OF_MEMORY;
   free(w);
   return st;
+}
+
+/* A ConvTranspose whose output runs past the positions its taps reach (output_padding, an
+ * output_shape beyond them: a negative end pad) has there the bias alone. oneDNN takes a
+ * negative end pad only within a stride, so such a run computes the reached part (end pads 0)
+ * into a buffer of its own and places it. Whether cs has such a part; *cs becomes it. */
+static bool reached_part(actx_dnnl_conv_shape *cs, size_t *count) {
+  bool past = false;
+  *count = (size_t)(cs->batch * cs->out_channels);
+  for (size_t i = 0; cs->transposed && i < cs->spatial; i++) {
+    if (cs->pads_end[i] < 0) {
+      cs->out[i] += cs->pads_end[i];
+      cs->pads_end[i] = 0;
+      past = true;
+    }
+    if (cs->out[i] < 1) cs->out[i] = 0; /* none reached (the begin pad takes them all) */
+    *count *= (size_t)cs->out[i];
+  }
+  return past;
+}
+
+/* y (dense, the whole output) from the reached part r (dense, its own sizes) and, past it,
+ * the bias rounded (+0 without one). */
+static void place_reached(const actx_dnnl_conv_shape *whole, const actx_dnnl_conv_shape *r,
+                          const uint16_t *part, const float *bias, uint16_t *y) {
+  int64_t wo[3] = {1, 1, 1}, ro[3] = {1, 1, 1};
+  for (size_t i = 0; i < whole->spatial; i++) wo[i] = whole->out[i], ro[i] = r->out[i];
+  size_t at = 0, from = 0;
+  for (int64_t n = 0; n < whole->batch; n++)
+    for (int64_t m = 0; m < whole->out_channels; m++) {
+      const uint16_t past = actx_f32_to_bf16(bias != NULL ? bias[m] : 0.0f);
+      for (int64_t o0 = 0; o0 < wo[0]; o0++)
+        for (int64_t o1 = 0; o1 < wo[1]; o1++)
+          for (int64_t o2 = 0; o2 < wo[2]; o2++)
+            y[at++] = o0 < ro[0] && o1 < ro[1] && o2 < ro[2] ? part[from++] : past;
+    }
 }
 
 static actx_status run(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
@@ -388,14 +503,23 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     for (size_t i = 0; i < count; i++)
       yd[i] = actx_f32_to_bf16(bias != NULL ? bias[i / plane % m] : 0.0f);
   } else {
+    /* a ConvTranspose's outputs past those its taps reach: computed apart (reached_part) */
+    actx_dnnl_conv_shape reached = cs;
+    uint16_t *y_reached = out[0].data;
+    size_t reached_count = 0;
+    if (reached_part(&reached, &reached_count)) {
+      y_reached = malloc(reached_count > 0 ? reached_count * 2 : 2);
+      if (y_reached == NULL) st = ACTX_ERROR_OUT_OF_MEMORY;
+    }
     slabs_job job = {.cache = s->w_packed ? s->packed_ops : s->ops,
-                     .whole = &cs,
+                     .whole = &reached,
                      .x = in[0].data,
                      .w = s->w_packed ? NULL : in[1].data,
                      .bias = bias,
-                     .y = out[0].data};
+                     .y = y_reached};
     bool nonfinite = false;
-    st = run_slabs(&job, par, &nonfinite, why);
+    if (st == ACTX_OK && (y_reached == out[0].data || reached_count > 0))
+      st = run_slabs(&job, par, &nonfinite, why);
     /* A NaN or an infinity in the results: oneDNN may have spread X's to outputs beside their
      * own (bf16_conv_nonfinite.h). Then again with them as zeros, and their outputs recomputed;
      * a finite X's results (overflow) stand as they are. */
@@ -404,8 +528,12 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
       uint16_t *finite = actx_conv_finite_copy(in[0].data, x_count);
       job.x = finite;
       st = finite == NULL ? ACTX_ERROR_OUT_OF_MEMORY : run_slabs(&job, par, &nonfinite, why);
-      if (st == ACTX_OK) st = repair(s, &cs, in, bias, out[0].data, why);
+      if (st == ACTX_OK) st = repair(s, &reached, in, bias, y_reached, why);
       free(finite);
+    }
+    if (y_reached != out[0].data) {
+      if (st == ACTX_OK) place_reached(&cs, &reached, y_reached, bias, out[0].data);
+      free(y_reached);
     }
   }
   if (bias != s->bias) free(bias);

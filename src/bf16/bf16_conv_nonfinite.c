@@ -35,10 +35,11 @@ uint16_t *actx_conv_finite_copy(const uint16_t *x, size_t n) {
 /* The geometry of cs over three spatial dimensions (the unused ones of extent 1). */
 typedef struct geometry {
   int64_t in[3], k[3], out[3], st[3], dl[3], lo[3];
+  bool transposed;
 } geometry;
 
 static geometry geometry_of(const actx_dnnl_conv_shape *cs) {
-  geometry g;
+  geometry g = {.transposed = cs->transposed};
   for (size_t d = 0; d < 3; d++) {
     const bool used = d < cs->spatial;
     g.in[d] = used ? cs->in[d] : 1;
@@ -51,9 +52,15 @@ static geometry geometry_of(const actx_dnnl_conv_shape *cs) {
   return g;
 }
 
-/* The input position of tap k of output o along dimension d, or -1 outside the image. */
+/* The input position of tap k of output o along dimension d, or -1 outside the image (or, in
+ * a transposed convolution, where no input position reaches o through k: o = i · stride - lo
+ * + k · dilation). */
 static inline int64_t tap(const geometry *g, size_t d, int64_t o, int64_t k) {
-  const int64_t i = o * g->st[d] - g->lo[d] + k * g->dl[d];
+  int64_t i = o * g->st[d] - g->lo[d] + k * g->dl[d];
+  if (g->transposed) {
+    const int64_t t = o + g->lo[d] - k * g->dl[d];
+    i = t >= 0 && t % g->st[d] == 0 ? t / g->st[d] : -1;
+  }
   return i >= 0 && i < g->in[d] ? i : -1;
 }
 

@@ -14,7 +14,8 @@
  * every output whose window holds none its value, then recomputes the others itself: NaN
  * (quiet) where the window holds a NaN, else the float32 sum of the window's products and the
  * bias, rounded once. An output's window is the taps of its group's channels that fall inside
- * the image (padding is not data). */
+ * the image (padding is not data); in a transposed convolution, the input positions that reach
+ * it. */
 #ifndef ACTX_BF16_CONV_NONFINITE_H
 #define ACTX_BF16_CONV_NONFINITE_H
 
@@ -32,7 +33,8 @@ uint16_t *actx_conv_finite_copy(const uint16_t *x, size_t n);
 
 /* Recomputes the outputs of y (dense [N, M, out...], bfloat16) whose windows in x (dense
  * [N, C, in...], bfloat16, the original) hold a NaN or an infinity, as above: w dense
- * [M, C / group, kernel...] in float32, bias [M] or NULL. Returns false when out of memory. */
+ * [M, C / group, kernel...] in float32 (a transposed convolution's too), bias [M] or NULL.
+ * Returns false when out of memory. */
 bool actx_conv_repair(const actx_dnnl_conv_shape *cs, const uint16_t *x, const float *w,
                       const float *bias, uint16_t *y);
 

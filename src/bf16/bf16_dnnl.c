@@ -460,6 +460,26 @@ static void conv_weight_dims(const actx_dnnl_conv_shape *s, int *nd, int64_t *di
   *nd = n;
 }
 
+/* The caller's plain weights as oneDNN's dims ([G,] OC / G, C / G, kernel...): a conv's dense
+ * in that order, a transposed conv's ONNX [C, OC / G, kernel...], the same dims with the
+ * channel strides swapped. */
+static dnnl_status_t plain_weights_md(const actx_dnnl_conv_shape *s, dnnl_memory_desc_t *md) {
+  int64_t dims[6], strides[6];
+  int nd;
+  conv_weight_dims(s, &nd, dims);
+  if (!s->transposed) return dense_md(md, nd, dims, dnnl_bf16);
+  const int oc = s->group > 1 ? 1 : 0; /* then [OC / G, C / G] */
+  int64_t taps = 1;
+  for (int i = nd - 1; i > oc + 1; i--) {
+    strides[i] = taps;
+    taps *= dims[i];
+  }
+  strides[oc] = taps;
+  strides[oc + 1] = dims[oc] * taps;
+  if (oc == 1) strides[0] = dims[1] * dims[2] * taps;
+  return strided_md(md, nd, dims, strides, dnnl_bf16);
+}
+
 static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
                              const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd) {
   const int nd = 2 + (int)s->spatial;
@@ -483,7 +503,11 @@ static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t typ
   if (st == dnnl_success && wei == NULL) st = any_md(&any_wei, wei_nd, wei_dims, type);
   if (st == dnnl_success && s->bias) st = dense_md(&bias, 1, &s->out_channels, dnnl_f32);
   if (st == dnnl_success) st = any_md(&dst, nd, dst_dims, dnnl_f32);
-  if (st == dnnl_success)
+  if (st == dnnl_success && s->transposed)
+    st = dnnl_deconvolution_forward_primitive_desc_create(
+        pd, engine, dnnl_forward_inference, dnnl_deconvolution_direct, src,
+        wei != NULL ? wei : any_wei, bias, dst, strides, dilates, pad_l, pad_r, attr);
+  else if (st == dnnl_success)
     st = dnnl_convolution_forward_primitive_desc_create(
         pd, engine, dnnl_forward_inference, dnnl_convolution_direct, src,
         wei != NULL ? wei : any_wei, bias, dst, strides, dilates, pad_l, pad_r, attr);
@@ -724,11 +748,8 @@ static actx_status pack_conv_weights(const actx_dnnl_conv_shape *s, const uint16
                                      actx_dnnl_weights **out, const char **why) {
   *out = NULL;
   if (!actx_dnnl_available()) return fail(why, unavailable_why, ACTX_ERROR_UNSUPPORTED);
-  int64_t dims[6];
-  int nd;
-  conv_weight_dims(s, &nd, dims);
   dnnl_memory_desc_t plain = NULL;
-  if (dense_md(&plain, nd, dims, dnnl_bf16) != dnnl_success)
+  if (plain_weights_md(s, &plain) != dnnl_success)
     return fail(why, "oneDNN cannot describe the weights", ACTX_ERROR_UNSUPPORTED);
   const actx_status st = pack(make_conv_pd, s, plain, w, out, why);
   dnnl_memory_desc_destroy(plain);
@@ -935,15 +956,12 @@ static actx_status make_conv_op(const actx_dnnl_conv_shape *s, const actx_dnnl_w
     src_dims[2 + i] = s->in[i];
     dst_dims[2 + i] = s->out[i];
   }
-  int64_t wei_dims[6];
-  int wei_nd;
-  conv_weight_dims(s, &wei_nd, wei_dims);
   dnnl_status_t st = s->x_strides[0] != 0
                          ? strided_md(&op->user_src, nd, src_dims, s->x_strides, dnnl_bf16)
                          : dense_md(&op->user_src, nd, src_dims, dnnl_bf16);
   if (st == dnnl_success)
     st = weights != NULL ? dnnl_memory_desc_clone(&op->user_wei, weights->md)
-                         : dense_md(&op->user_wei, wei_nd, wei_dims, dnnl_bf16);
+                         : plain_weights_md(s, &op->user_wei);
   if (st == dnnl_success)
     st = s->y_strides[0] != 0 ? strided_md(&op->user_dst, nd, dst_dims, s->y_strides, dnnl_f32)
                               : dense_md(&op->user_dst, nd, dst_dims, dnnl_f32);

@@ -48,13 +48,18 @@ typedef struct actx_dnnl_matmul_shape {
  * (float32 [OC], optional): x and w bfloat16; 1 to 3 spatial dimensions; dilations as ONNX has
  * them (1 = none); explicit pads. Every dimension at least 1. x and y are dense row-major, or,
  * where x_strides / y_strides are set (elements, one per dimension; all 0: dense), views of
- * larger tensors: a slab of rows of an image and the rows of the output it gives. */
+ * larger tensors: a slab of rows of an image and the rows of the output it gives.
+ * transposed: ONNX's ConvTranspose instead (oneDNN's deconvolution), input position i reaching
+ * outputs i · stride + k · dilation - pads_begin; w is then ONNX's [C, OC / group, kernel...]
+ * as the caller holds it (packing and runtime weights), out is given (the caller applies
+ * output_padding and output_shape) and pads_end may be negative by the output padding. */
 typedef struct actx_dnnl_conv_shape {
   size_t spatial;
   int64_t batch, channels, out_channels, group;
   int64_t in[3], kernel[3], out[3], strides[3], dilations[3], pads_begin[3], pads_end[3];
   int64_t x_strides[5], y_strides[5];
   bool bias;
+  bool transposed;
 } actx_dnnl_conv_shape;
 
 /* Whether oneDNN is in this build (else every function below fails with "oneDNN not
@@ -73,9 +78,10 @@ actx_status actx_dnnl_conv_pack(const actx_dnnl_conv_shape *shape, const uint16_
                                 actx_dnnl_weights **out, const char **why);
 size_t actx_dnnl_weights_bytes(const actx_dnnl_weights *weights);
 void actx_dnnl_weights_destroy(actx_dnnl_weights *weights);
-/* The packed weights back in their plain layout (a matmul's b [K, N], a conv's w [OC, C / group,
- * kernel...]: dense, row-major) and widened to float32, into plain (that many elements): for
- * the rare runs that recompute outputs themselves (bf16_conv_nonfinite.h). */
+/* The packed weights back in a plain layout (a matmul's b [K, N], a conv's and a transposed
+ * conv's w as [OC, C / group, kernel...]: dense, row-major) and widened to float32, into plain
+ * (that many elements): for the rare runs that recompute outputs themselves
+ * (bf16_conv_nonfinite.h). */
 actx_status actx_dnnl_weights_plain(const actx_dnnl_weights *weights, float *plain,
                                     const char **why);
 

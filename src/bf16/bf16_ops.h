@@ -62,6 +62,7 @@
   X(MatMul, MATMUL, "", matmul, 2, 2, 1, 1, 13)                                    \
   X(Gemm, GEMM, "", matmul, 2, 3, 1, 1, 13)                                        \
   X(Conv, CONV, "", conv, 2, 3, 1, 1, 22)                                          \
+  X(ConvTranspose, CONV_TRANSPOSE, "", conv, 2, 3, 1, 1, 22)                       \
   /* pooling */                                                                    \
   X(MaxPool, MAX_POOL, "", pool, 1, 1, 1, 2, 22)                                   \
   X(AveragePool, AVERAGE_POOL, "", pool, 1, 1, 1, 1, 22)                           \

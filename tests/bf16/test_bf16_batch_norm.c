@@ -27,7 +27,9 @@ typedef struct stat {
   float f[64];
 } stat;
 
-static float stat_value(const stat *s, int64_t c) { return s->elem == ACTX_ELEM_F32 ? s->f[c] : fb(s->h[c]); }
+static float stat_value(const stat *s, int64_t c) {
+  return s->elem == ACTX_ELEM_F32 ? s->f[c] : fb(s->h[c]);
+}
 
 static void stat_fill(stat *s, actx_elem elem, int64_t c, float lo, float hi) {
   s->elem = elem;
