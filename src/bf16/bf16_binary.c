@@ -196,15 +196,16 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
   fold_ctx fold = {n_in, s->op == ACTX_BF16_OP_MAX};
   actx_walk_piece_fn piece = NULL;
   const void *ctx = NULL;
+  double ns = ACTX_WALK_NS_ARITHMETIC;
   switch (s->op) {
     case ACTX_BF16_OP_ADD: piece = piece_add; break;
     case ACTX_BF16_OP_SUB: piece = piece_sub; break;
     case ACTX_BF16_OP_MUL: piece = piece_mul; break;
     case ACTX_BF16_OP_DIV: piece = piece_div; break;
-    case ACTX_BF16_OP_POW: piece = piece_pow, ctx = &s->exponent_elem; break;
-    default: piece = piece_fold, ctx = &fold; break;
+    case ACTX_BF16_OP_POW: piece = piece_pow, ctx = &s->exponent_elem, ns = ACTX_WALK_NS_POW; break;
+    default: piece = piece_fold, ctx = &fold, ns = ACTX_WALK_NS_FOLD; break;
   }
-  actx_walk_broadcast_run(&want.shape, in, n_in, out[0].data, 2, piece, ctx, par);
+  actx_walk_broadcast_run(&want.shape, in, n_in, out[0].data, 2, piece, ctx, ns, par);
   return ACTX_OK;
 }
 

@@ -101,7 +101,7 @@ static actx_status compare_run(const void *state, const actx_tensor *in, size_t 
     default: break;
   }
   actx_walk_broadcast_run(&want.shape, in, n_in, out[0].data, actx_elem_size(want.elem), piece,
-                          NULL, par);
+                          NULL, ACTX_WALK_NS_COMPARE, par);
   return ACTX_OK;
 }
 

@@ -210,11 +210,11 @@ static void walk_task(void *ctx, size_t task) {
 
 void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_size, void *out,
                    size_t out_size, actx_walk_piece_fn piece, const void *ctx,
-                   const actx_parallel *par) {
+                   double ns_per_element, const actx_parallel *par) {
   if (w->total <= 0) return;
   walk_job j = {w, in, in_size, out, out_size, piece, ctx, w->total};
   int64_t tasks = (int64_t)actx_bf16_tasks(par, w->total, w->total, ACTX_WALK_MIN_CHUNK,
-                                           ACTX_WALK_NS_PER_ELEMENT);
+                                           ns_per_element);
   if (tasks <= 1) {
     walk_range(&j, 0, w->total);
     return;
@@ -226,7 +226,7 @@ void actx_walk_run(const actx_walk *w, const void *const *in, const size_t *in_s
 
 void actx_walk_broadcast_run(const actx_shape *out_shape, const actx_tensor *in, size_t n_in,
                              void *out, size_t out_size, actx_walk_piece_fn piece,
-                             const void *ctx, const actx_parallel *par) {
+                             const void *ctx, double ns_per_element, const actx_parallel *par) {
   const actx_shape *shapes[ACTX_BF16_MAX_INPUTS];
   const void *data[ACTX_BF16_MAX_INPUTS];
   size_t size[ACTX_BF16_MAX_INPUTS];
@@ -237,5 +237,5 @@ void actx_walk_broadcast_run(const actx_shape *out_shape, const actx_tensor *in,
   }
   actx_walk w;
   actx_walk_broadcast(&w, out_shape, shapes, n_in);
-  actx_walk_run(&w, data, size, out, out_size, piece, ctx, par);
+  actx_walk_run(&w, data, size, out, out_size, piece, ctx, ns_per_element, par);
 }

@@ -289,7 +289,7 @@ static actx_status pad_run(const layout_state *s, const actx_tensor *in, size_t 
   for (size_t d = 0; d < j.rank; d++) total *= j.out_dims[d];
   j.rows = j.out_dims[j.rank - 1] > 0 ? total / j.out_dims[j.rank - 1] : 0;
   const int64_t tasks = (int64_t)actx_bf16_tasks(par, total, j.rows, ACTX_WALK_MIN_CHUNK,
-                                                  ACTX_WALK_NS_PER_ELEMENT);
+                                                  ACTX_WALK_NS_MOVE);
   if (tasks <= 1) {
     pad_rows(&j, 0, j.rows);
   } else {
@@ -340,7 +340,7 @@ static actx_status layout_run(const void *state, const actx_tensor *in, size_t n
   }
   const void *data[1] = {in[0].data};
   const size_t size[1] = {2};
-  actx_walk_run(&w, data, size, out[0].data, 2, copy_piece, NULL, par);
+  actx_walk_run(&w, data, size, out[0].data, 2, copy_piece, NULL, ACTX_WALK_NS_MOVE, par);
   return ACTX_OK;
 }
 

@@ -269,10 +269,11 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
     if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, &bounds.alpha, why)) != ACTX_OK ||
         (st = clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why)) != ACTX_OK)
       return st;
-    actx_walk_broadcast_run(&in[0].shape, in, 1, out[0].data, 2, clip_piece, &bounds, par);
+    actx_walk_broadcast_run(&in[0].shape, in, 1, out[0].data, 2, clip_piece, &bounds,
+                            ACTX_WALK_NS_CLIP, par);
   } else {
     actx_walk_broadcast_run(&in[0].shape, in, 1, out[0].data, 2, table_piece, s->table->y,
-                            par);
+                            ACTX_WALK_NS_TABLE, par);
   }
   return ACTX_OK;
 }
