@@ -92,6 +92,13 @@ CONV_TRANSPOSE_CASES = {
     "output_shape": ([1, 4, 5, 5], [4, 4, 3, 3], True, dict(strides=[2, 2], output_shape=[10, 9])),
     "groups, dilations": ([1, 6, 5, 5], [6, 2, 3, 3], True,
                           dict(group=2, dilations=[2, 2], strides=[1, 2])),
+    "SAME_UPPER, kernel below the stride": ([1, 2, 2, 3], [2, 2, 1, 1], True,
+                                            dict(auto_pad="SAME_UPPER", strides=[2, 2])),
+    "output_shape 2 x in": ([1, 3, 20, 20], [3, 4, 2, 2], True,
+                            dict(strides=[2, 2], output_shape=[40, 40])),
+    "output_padding past the end pad": ([1, 4, 4, 4], [4, 5, 3, 3], True,
+                                        dict(strides=[3, 2], pads=[0, 1, 0, 0],
+                                             output_padding=[2, 1])),
 }
 
 

@@ -75,7 +75,8 @@ typedef struct actx_bf16_attrs {
   int64_t axes[ACTX_BF16_MAX_RANK];
   int64_t strides[ACTX_BF16_MAX_SPATIAL], dilations[ACTX_BF16_MAX_SPATIAL],
       kernel_shape[ACTX_BF16_MAX_SPATIAL], output_padding[ACTX_BF16_MAX_SPATIAL];
-  int64_t output_shape[2 + ACTX_BF16_MAX_SPATIAL]; /* ConvTranspose's: spatial, or N, M too */
+  /* ConvTranspose's (one a spatial dimension; read up to N and M too, which it refuses) */
+  int64_t output_shape[2 + ACTX_BF16_MAX_SPATIAL];
   int64_t pads[2 * ACTX_BF16_MAX_RANK]; /* Pad's attribute form needs 2·rank */
   /* string attributes, NUL-terminated copies ("" when unset); longer values are rejected by
    * the reader, since no served value is longer */

@@ -4,13 +4,15 @@
  * computes the convolution and adds the bias in float32 and rounds once (actx_dnnl_run_rounded).
  *
  * ConvTranspose (22) too, the same way (oneDNN's deconvolution): W [C, M / group, kernel...],
- * and output_padding and output_shape. Its output size and pads are ONNX's, as ORT 1.30-1.32's
- * float32 kernel computes them (measured): out = (in - 1) · stride + output_padding
- * + (kernel - 1) · dilation + 1 - pads; with output_shape (spatial, or N and M too, as ORT
- * takes it) or a SAME auto_pad (then out = in · stride), the total pad is what reaches that
- * size (at least 0), SAME_UPPER putting the odd one at the end, anything else at the start;
- * VALID pads nothing. A transposed run is not split into slabs (one oneDNN run on the calling
- * thread).
+ * and output_padding and output_shape. Its output size and pads are ORT 1.30-1.32's float32
+ * kernel's (measured): full = (in - 1) · stride + (kernel - 1) · dilation + 1 + output_padding
+ * and out = full - pads; with output_shape (one a spatial dimension) the total pad is
+ * max(0, full - output_shape) and out = output_shape; with a SAME auto_pad the total pad is
+ * max(0, full - in · stride) and out = full - it; SAME_UPPER puts an odd total's extra pad at
+ * the end, output_shape and SAME_LOWER at the start; VALID pads nothing. Refused as ORT refuses
+ * them: output_padding not below max(stride, dilation), and an output that padded back by its
+ * pads runs a stride or more past what the taps reach. A transposed run is not split into
+ * slabs (one oneDNN run on the calling thread).
  *
  * A constant W is reordered once at pack time into oneDNN's preferred (blocked) layout, and a
  * constant B widened to float32; the kernel holds those copies only. The image size is known
@@ -20,10 +22,15 @@
 
 #include "bf16_conv_nonfinite.h"
 #include "bf16_dnnl.h"
+#include "bf16_elementwise.h" /* actx_dims_elements */
 #include "bf16_family.h"
 #include "half.h"
 
 typedef enum auto_pad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID } auto_pad;
+
+/* The largest stride, dilation, pad, output padding or output size served: with tensor
+ * dimensions below 2^48, no size computed from them overflows. */
+#define CONV_MAX_ATTRIBUTE ((int64_t)1 << 24)
 
 typedef struct conv_state {
   actx_bf16_attrs attrs; /* as the node has them; checked against the spatial rank per run */
@@ -48,9 +55,16 @@ static actx_status create(const actx_bf16_node *node, void **out, const char **w
   const bool transposed = node->op == ACTX_BF16_OP_CONV_TRANSPOSE;
   if (!transposed && (a->has_output_padding || a->has_output_shape))
     return actx_bf16_fail(why, "Conv has no output_padding or output_shape");
-  for (size_t i = 0; a->has_output_padding && i < a->n_output_padding; i++)
+  for (size_t i = 0; a->has_output_padding && i < a->n_output_padding; i++) {
     if (a->output_padding[i] < 0)
       return actx_bf16_fail(why, "ConvTranspose: output_padding must not be negative");
+    /* ORT's rule */
+    const int64_t st = a->has_strides && i < a->n_strides ? a->strides[i] : 1;
+    const int64_t d = a->has_dilations && i < a->n_dilations ? a->dilations[i] : 1;
+    if (a->output_padding[i] >= (st > d ? st : d))
+      return actx_bf16_fail(why, "ConvTranspose: output_padding must be less than the stride "
+                                 "or the dilation");
+  }
   for (size_t i = 0; a->has_output_shape && i < a->n_output_shape; i++)
     if (a->output_shape[i] < 1)
       return actx_bf16_fail(why, "ConvTranspose: output_shape must be positive");
@@ -72,6 +86,21 @@ static actx_status create(const actx_bf16_node *node, void **out, const char **w
     if (a->pads[i] < 0) return actx_bf16_fail(why, "Conv: pads must not be negative");
   for (size_t i = 0; a->has_kernel_shape && i < a->n_kernel_shape; i++)
     if (a->kernel_shape[i] < 1) return actx_bf16_fail(why, "Conv: kernel_shape must be positive");
+  /* so that sizes computed from them cannot overflow (tensor dims are below 2^48) */
+  const struct {
+    bool has;
+    size_t n;
+    const int64_t *v;
+  } sizes[] = {{a->has_strides, a->n_strides, a->strides},
+               {a->has_dilations, a->n_dilations, a->dilations},
+               {a->has_pads, a->n_pads, a->pads},
+               {a->has_output_padding, a->n_output_padding, a->output_padding},
+               {a->has_output_shape, a->n_output_shape, a->output_shape}};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+    for (size_t i = 0; sizes[k].has && i < sizes[k].n; i++)
+      if (sizes[k].v[i] > CONV_MAX_ATTRIBUTE)
+        return actx_bf16_fail(why, "Conv: strides, dilations, pads, output_padding or "
+                                   "output_shape above 2^24");
   if (!actx_dnnl_available()) {
     *why = "Conv: oneDNN not available in this build";
     return ACTX_ERROR_UNSUPPORTED;
@@ -114,7 +143,7 @@ static actx_status check_weights(const conv_state *s, const actx_shape *w, const
       (a->has_kernel_shape && a->n_kernel_shape != spatial) ||
       (a->has_pads && s->pad_mode == PAD_NOTSET && a->n_pads != 2 * spatial) ||
       (a->has_output_padding && a->n_output_padding != spatial) ||
-      (a->has_output_shape && a->n_output_shape != spatial && a->n_output_shape != spatial + 2))
+      (a->has_output_shape && a->n_output_shape != spatial))
     return actx_bf16_fail(why, "Conv: strides, dilations, kernel_shape, pads, output_padding or "
                                "output_shape do not have one value per spatial dimension of W");
   for (size_t i = 0; i < spatial; i++)
@@ -134,26 +163,34 @@ static actx_status check_weights(const conv_state *s, const actx_shape *w, const
 static actx_status transposed_dim(const conv_state *s, size_t i, int64_t in, int64_t extent,
                                   actx_dnnl_conv_shape *cs, const char **why) {
   const actx_bf16_attrs *a = &s->attrs;
-  const int64_t reach = (in - 1) * cs->strides[i] + extent; /* the outputs taps reach */
+  const int64_t st = cs->strides[i];
+  const int64_t reach = (in - 1) * st + extent; /* the outputs taps reach */
   const int64_t full = reach + (a->has_output_padding ? a->output_padding[i] : 0);
-  int64_t lo = 0, out = full, target = -1;
-  if (a->has_output_shape)
-    target = a->output_shape[a->n_output_shape == cs->spatial ? i : i + 2];
-  else if (s->pad_mode == PAD_SAME_UPPER || s->pad_mode == PAD_SAME_LOWER)
-    target = in * cs->strides[i];
-  if (target >= 0) {
+  const bool same = s->pad_mode == PAD_SAME_UPPER || s->pad_mode == PAD_SAME_LOWER;
+  int64_t lo = 0, hi = 0, out;
+  if (a->has_output_shape || same) {
+    const int64_t target = a->has_output_shape ? a->output_shape[i] : in * st;
     const int64_t total = full > target ? full - target : 0;
     lo = s->pad_mode == PAD_SAME_UPPER ? total / 2 : total - total / 2;
-    out = target;
-  } else if (s->pad_mode == PAD_NOTSET && a->has_pads) {
-    lo = a->pads[i];
-    out = full - lo - a->pads[cs->spatial + i];
+    hi = total - lo;
+    out = a->has_output_shape ? target : full - total;
+  } else {
+    if (s->pad_mode == PAD_NOTSET && a->has_pads) {
+      lo = a->pads[i];
+      hi = a->pads[cs->spatial + i];
+    }
+    out = full - lo - hi;
   }
   if (out < 1) return actx_bf16_fail(why, "ConvTranspose: the output would be empty");
+  /* ORT's check: the padded output, read back as a convolution, gives the input's size */
+  if (out + lo + hi - reach >= st)
+    return actx_bf16_fail(why, "ConvTranspose: output_shape or output_padding is larger than "
+                               "the input's size allows");
   cs->out[i] = out;
   cs->pads_begin[i] = lo;
   /* oneDNN has no output padding: outputs past those the taps reach (output_padding, an
-   * output_shape beyond them) are a negative end pad, where only the bias lands */
+   * output_shape beyond them, within a stride) are a negative end pad, which run() computes
+   * apart (reached_part) */
   cs->pads_end[i] = reach - lo - out;
   return ACTX_OK;
 }
@@ -244,6 +281,9 @@ static actx_status problem_of(const conv_state *s, const actx_tensor *in, size_t
   if (st != ACTX_OK) return st;
   *y = (actx_shape){.rank = x->rank, .dims = {x->dims[0], m}};
   for (size_t i = 0; i < cs->spatial; i++) y->dims[2 + i] = cs->out[i];
+  int64_t count = 0;
+  if (!actx_dims_elements(y->rank, y->dims, &count))
+    return actx_bf16_fail(why, "Conv: the output is too large");
   return ACTX_OK;
 }
 
@@ -287,16 +327,24 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
   if (actx_shape_elements(w) == 0) return ACTX_OK; /* nothing to reorder: runs handle it */
   if (value->data == NULL) return actx_bf16_fail(why, "Conv: W's data is NULL");
   /* oneDNN picks W's layout for a shape; the image size is not known yet: take one that gives
-   * 16 outputs a dimension (other sizes use the same layout) */
+   * a Conv 16 outputs a dimension, a ConvTranspose 16 inputs, with no pads, output_padding or
+   * output_shape, which could not hold at that size (other shapes use the same layout, or
+   * reorder the weights once for their own) */
   int64_t in[ACTX_BF16_MAX_SPATIAL];
-  const actx_bf16_attrs *a = &s->attrs;
+  conv_state packing = *s;
+  actx_bf16_attrs *a = &packing.attrs;
+  if (s->transposed) {
+    a->has_pads = a->has_output_padding = a->has_output_shape = false;
+    packing.pad_mode = PAD_VALID;
+  }
   for (size_t i = 0; i + 2 < w->rank; i++) {
     const int64_t st_i = a->has_strides ? a->strides[i] : 1;
     const int64_t d = a->has_dilations ? a->dilations[i] : 1;
     in[i] = s->transposed ? 16 : (w->dims[2 + i] - 1) * d + 1 + 15 * st_i;
   }
   actx_dnnl_conv_shape cs;
-  st = conv_shape_of(s, w, 1, s->transposed ? w->dims[0] : w->dims[1] * s->group, in, &cs, why);
+  st = conv_shape_of(&packing, w, 1, s->transposed ? w->dims[0] : w->dims[1] * s->group, in,
+                     &cs, why);
   if (st != ACTX_OK) return st;
   actx_dnnl_weights *packed_w = NULL;
   st = actx_dnnl_conv_pack(&cs, value->data, &packed_w, why);

@@ -56,10 +56,12 @@ static geometry geometry_of(const actx_dnnl_conv_shape *cs) {
  * a transposed convolution, where no input position reaches o through k: o = i · stride - lo
  * + k · dilation). */
 static inline int64_t tap(const geometry *g, size_t d, int64_t o, int64_t k) {
-  int64_t i = o * g->st[d] - g->lo[d] + k * g->dl[d];
+  int64_t i;
   if (g->transposed) {
     const int64_t t = o + g->lo[d] - k * g->dl[d];
     i = t >= 0 && t % g->st[d] == 0 ? t / g->st[d] : -1;
+  } else {
+    i = o * g->st[d] - g->lo[d] + k * g->dl[d];
   }
   return i >= 0 && i < g->in[d] ? i : -1;
 }

@@ -51,8 +51,9 @@ typedef struct actx_dnnl_matmul_shape {
  * larger tensors: a slab of rows of an image and the rows of the output it gives.
  * transposed: ONNX's ConvTranspose instead (oneDNN's deconvolution), input position i reaching
  * outputs i · stride + k · dilation - pads_begin; w is then ONNX's [C, OC / group, kernel...]
- * as the caller holds it (packing and runtime weights), out is given (the caller applies
- * output_padding and output_shape) and pads_end may be negative by the output padding. */
+ * as the caller holds it (packing and runtime weights), and out is given (the caller applies
+ * output_padding and output_shape; bf16_conv.c keeps pads_end at 0 or above: oneDNN made no
+ * primitive for some negative ones). */
 typedef struct actx_dnnl_conv_shape {
   size_t spatial;
   int64_t batch, channels, out_channels, group;

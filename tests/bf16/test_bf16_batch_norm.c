@@ -232,8 +232,23 @@ static void test_refusals(void) {
   in[0].elem = ACTX_ELEM_F32;
   CHECK(actx_bf16_kernel_shapes(k, in, N_IN, out, 1, &why) == ACTX_ERROR_INVALID_ARGUMENT);
   in[0].elem = ACTX_ELEM_BF16;
-  CHECK(actx_bf16_kernel_run(k, in, N_IN, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  /* the run checks as much: a good output, then each fault alone */
+  uint16_t y[12];
+  CHECK(actx_bf16_kernel_shapes(k, in, N_IN, out, 1, &why) == ACTX_OK);
+  out[0].data = y;
+  CHECK(actx_bf16_kernel_run(k, in, N_IN, out, 1, NULL, &why) == ACTX_OK);
   CHECK(actx_bf16_kernel_run(k, in, 4, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  in[4].shape = shape_of(1, d4); /* var of 4 channels */
+  CHECK(actx_bf16_kernel_run(k, in, N_IN, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(why, "channels") != NULL);
+  in[4].shape = shape_of(1, d3);
+  out[0].shape.dims[2] = 3; /* an output not of X's shape */
+  CHECK(actx_bf16_kernel_run(k, in, N_IN, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(why, "not the shape of X") != NULL);
+  out[0].shape.dims[2] = 4;
+  out[0].data = NULL;
+  CHECK(actx_bf16_kernel_run(k, in, N_IN, out, 1, NULL, &why) == ACTX_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(why, "no data") != NULL);
   /* empty: no batch, no positions, no channels (statistics of 0) */
   const int64_t e0[3] = {0, 3, 4}, e1[3] = {1, 3, 0}, e2[3] = {2, 0, 5}, d0[1] = {0};
   const int64_t *empties[3] = {e0, e1, e2};

@@ -3,7 +3,9 @@
  * channel c adds x · w[c, m, k] to output i · stride + k · dilation - pad_begin of every
  * channel m of its group. Output size and pads as ORT's float32 kernel gives them (measured on
  * ORT 1.30-1.32: output_shape or SAME total pads put the odd one at the start, but SAME_UPPER's
- * at the end); 1-D, 2-D and 3-D, groups, depthwise, dilations, output_padding beyond the end pad.
+ * at the end; a SAME output no longer than the taps reach); 1-D, 2-D and 3-D, groups,
+ * depthwise, dilations, output_padding beyond the end pad, an output_shape a stride short of
+ * one more input; and what ORT refuses, refused.
  *
  * The bound is test_bf16_conv.c's: exact products, float32 accumulation of the K terms an output
  * has and the bias, one rounding:
@@ -92,7 +94,8 @@ static void geometry(const ct_case *t, size_t i, int64_t *out, int64_t *lo) {
     const int64_t want = t->output_shape ? t->output_shape[i] : t->in[i] * s;
     const int64_t total = full > want ? full - want : 0;
     *lo = upper ? total / 2 : total - total / 2;
-    *out = want; /* past full: outputs no input reaches, the bias alone */
+    /* an output_shape past full: outputs no input reaches, the bias alone */
+    *out = t->output_shape ? want : full - total;
   } else {
     const bool valid = t->auto_pad && strcmp(t->auto_pad, "VALID") == 0;
     *lo = t->pads && !valid ? t->pads[i] : 0;
@@ -222,7 +225,8 @@ static void run_case(const ct_case *t) {
 static const int64_t S2[] = {2, 2}, S32[] = {3, 2}, S12[] = {1, 2}, S3[] = {3}, S221[] = {2, 2, 1};
 static const int64_t D2[] = {2, 2}, D13[] = {1, 3};
 static const int64_t P1[] = {1, 1, 1, 1}, P0100[] = {0, 1, 0, 0}, P2[] = {2, 0, 1, 1};
-static const int64_t A1[] = {1, 1}, A21[] = {2, 1}, OS[] = {10, 9}, OS_BIG[] = {13, 11};
+static const int64_t A1[] = {1, 1}, A21[] = {2, 1}, OS[] = {10, 9}, OS_BIG[] = {12, 12};
+static const int64_t OS40[] = {40, 40};
 
 static void cases(void) {
   const ct_case list[] = {
@@ -244,6 +248,12 @@ static void cases(void) {
        false},
       {"output_shape past what the taps reach", NULL, 2, 1, 4, 4, 0, {5, 5}, {3, 3}, S2, NULL,
        NULL, NULL, OS_BIG, true, false},
+      {"output_shape 2 x in, 20 x 20 (packed for another size)", NULL, 2, 1, 3, 4, 0, {20, 20},
+       {2, 2}, S2, NULL, NULL, NULL, OS40, true, false},
+      {"SAME_UPPER, kernel below the stride", "SAME_UPPER", 2, 1, 2, 2, 0, {2, 3}, {1, 1}, S2,
+       NULL, NULL, NULL, NULL, true, false},
+      {"NaN and infinities in X, output_padding beyond the end pad", NULL, 2, 1, 4, 5, 0, {4, 4},
+       {3, 3}, S32, NULL, P0100, A21, NULL, true, true},
       {"1-D", NULL, 1, 2, 3, 5, 0, {9}, {4}, S3, NULL, NULL, NULL, NULL, true, false},
       {"3-D", NULL, 3, 1, 2, 3, 0, {3, 4, 3}, {2, 2, 2}, S221, NULL, NULL, NULL, NULL, true,
        false},
@@ -282,12 +292,29 @@ static void bad_input(void) {
   n.attrs.has_output_padding = true, n.attrs.n_output_padding = 2;
   n.attrs.output_padding[0] = -1;
   expect(&n, 4, 5, 4, 2, "output_padding must not be negative");
+  n.attrs.output_padding[0] = 2; /* stride 2 */
+  expect(&n, 4, 5, 4, 2, "less than the stride or the dilation");
   n.attrs.output_padding[0] = 0, n.attrs.n_output_padding = 1;
   expect(&n, 4, 5, 4, 2, "one value per spatial dimension");
   n = node_of(&plain);
   n.attrs.has_output_shape = true, n.attrs.n_output_shape = 2;
   n.attrs.output_shape[0] = 0, n.attrs.output_shape[1] = 4;
   expect(&n, 4, 5, 4, 2, "output_shape must be positive");
+  n = node_of(&plain);
+  n.attrs.has_output_shape = true, n.attrs.n_output_shape = 2;
+  n.attrs.output_shape[0] = 12, n.attrs.output_shape[1] = 10; /* reach 10, stride 2 */
+  expect(&n, 4, 5, 4, 2, "larger than the input's size allows");
+  n.attrs.n_output_shape = 4; /* N and M too: ONNX's shape inference refuses it */
+  n.attrs.output_shape[0] = 1, n.attrs.output_shape[1] = 4;
+  n.attrs.output_shape[2] = n.attrs.output_shape[3] = 10;
+  expect(&n, 4, 5, 4, 2, "one value per spatial dimension");
+  static const int64_t s1[] = {1, 1}, d2[] = {2, 2}, a1[] = {1, 1}, huge[] = {1 << 25, 1};
+  const ct_case dilated = {.spatial = 2, .strides = s1, .dilations = d2, .output_padding = a1};
+  n = node_of(&dilated); /* output_padding 1 < dilation 2, but a stride 1 past the taps */
+  expect(&n, 4, 5, 4, 2, "larger than the input's size allows");
+  const ct_case far = {.spatial = 2, .strides = huge};
+  n = node_of(&far);
+  expect(&n, 4, 5, 4, 2, "above 2^24");
   n = node_of(&plain);
   n.attrs.has_group = true, n.attrs.group = 3;
   expect(&n, 4, 5, 4, 2, "group does not divide W's input channels C");
@@ -320,6 +347,7 @@ int main(void) {
     return 1;
   }
   printf("test_bf16_conv_transpose: %d outputs within the bound (%s), checks passed\n", checked,
-         actx_dnnl_native_bf16() ? "native bfloat16" : "computed in float32");
+         actx_dnnl_native_bf16() ? "oneDNN computes in bfloat16 hardware"
+                                 : "oneDNN computes in float32: no bfloat16 hardware here");
   return 0;
 }
