@@ -19,6 +19,21 @@ import actx_ep
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
+
+def fetch_models_or_skip(names: Sequence[str]) -> None:
+    """The real models named (models/manifest.txt), fetched and checked by
+    scripts/fetch-models.sh as python/bench/bf16_models.py runs it; a skip when they cannot be
+    fetched (no network)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "python" / "bench"))
+    import bf16_models
+
+    rc, msg = bf16_models.fetch(list(names))
+    if rc == 3:
+        pytest.skip(f"the models cannot be fetched (no network?): {msg}")
+    assert rc == 0, msg
+
 # ORT fills its assignment report only when asked: which EP took which node.
 RECORD_ASSIGNMENT = "session.record_ep_graph_assignment_info"
 

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO
+from conftest import REPO, fetch_models_or_skip
 
 sys.path.insert(0, str(REPO / "python" / "bench"))
 import bf16_models  # noqa: E402
@@ -25,10 +25,7 @@ MODELS = list(bf16_models.BF16_MODELS)
 
 @pytest.fixture(scope="module")
 def fetched():
-    rc, msg = bf16_models.fetch(MODELS)
-    if rc == 3:
-        pytest.skip(f"the models cannot be fetched (no network?): {msg}")
-    assert rc == 0, msg
+    fetch_models_or_skip(MODELS)
     return True
 
 

@@ -21,7 +21,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import REPO
+from conftest import REPO, fetch_models_or_skip
 
 sys.path.insert(0, str(REPO / "python" / "bench"))
 import bf16_models  # noqa: E402
@@ -31,10 +31,7 @@ MODELS = ["ppocr-det", "ppocr-rec"]
 
 @pytest.fixture(scope="module")
 def fetched():
-    rc, msg = bf16_models.fetch(MODELS)
-    if rc == 3:
-        pytest.skip(f"the models cannot be fetched (no network?): {msg}")
-    assert rc == 0, msg
+    fetch_models_or_skip(MODELS)
     return True
 
 

@@ -13,41 +13,23 @@
  * NaN (quiet) where r is NaN, the same infinity where r is infinite (X with NaNs and infinities:
  * bf16_conv_nonfinite.h's repair, transposed). Also: packed and runtime W give the same bits
  * where oneDNN computes in float32, and what is refused. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "bf16.h"
 #include "bf16_dnnl.h"
-#include "half.h"
+#include "bf16_test_run.h"
 
-static int failures, checked;
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                        \
-    }                                                                    \
-  } while (0)
+static int checked;
 
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-static uint32_t next(void) {
-  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-  return (uint32_t)(rng >> 32);
-}
 static uint16_t random_bf16(void) {
-  const float mag = ldexpf(1.0f + (float)(next() & 0xFFFF) / 65536.0f, (int)(next() % 8) - 6);
-  return actx_f32_to_bf16(next() & 1 ? -mag : mag);
+  const float mag =
+      ldexpf(1.0f + (float)(rng_u32() & 0xFFFF) / 65536.0f, (int)(rng_u32() % 8) - 6);
+  return bf(rng_u32() & 1 ? -mag : mag);
 }
 
 static actx_tensor tensor(size_t rank, const int64_t *dims) {
-  actx_shape s = {.rank = rank};
-  for (size_t i = 0; i < rank; i++) s.dims[i] = dims[i];
+  const actx_shape s = shape_of(rank, dims);
   const size_t n = (size_t)actx_shape_elements(&s);
   uint16_t *d = malloc(n > 0 ? n * 2 : 2);
   for (size_t i = 0; i < n; i++) d[i] = random_bf16();
-  return (actx_tensor){.elem = ACTX_ELEM_BF16, .shape = s, .data = d};
+  return tensor_bf16(s, d);
 }
 
 /* A ConvTranspose as a test states it: 0 / NULL = unset. */
@@ -342,12 +324,9 @@ int main(void) {
   }
   cases();
   bad_input();
-  if (failures != 0) {
-    fprintf(stderr, "test_bf16_conv_transpose: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_bf16_conv_transpose: %d outputs within the bound (%s), checks passed\n", checked,
-         actx_dnnl_native_bf16() ? "oneDNN computes in bfloat16 hardware"
-                                 : "oneDNN computes in float32: no bfloat16 hardware here");
-  return 0;
+  return test_exit("test_bf16_conv_transpose", checked,
+                   actx_dnnl_native_bf16()
+                       ? "outputs within the bound (oneDNN computes in bfloat16 hardware)"
+                       : "outputs within the bound (oneDNN computes in float32: no bfloat16 "
+                         "hardware here)");
 }
