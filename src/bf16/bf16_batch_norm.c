@@ -110,7 +110,7 @@ ACTX_BF16_VECTORISED static void bn_scale_shift(const unsigned char *x, unsigned
                                                 int64_t n, float a, float b) {
   const uint32_t ab = actx_f32_bits(a), bb = actx_f32_bits(b);
   for (int64_t i = 0; i < n; i++) {
-    const uint32_t xb = actx_ld_u16(x + 2 * i) << 16;
+    const uint32_t xb = (uint32_t)actx_ld_u16(x + 2 * i) << 16;
     const uint32_t p = actx_nan_pick(actx_f32_bits(actx_f32_from_bits(xb) * a), xb, ab);
     const uint32_t t = actx_nan_pick(actx_f32_bits(actx_f32_from_bits(p) + b), p, bb);
     actx_st_u16(y + 2 * i, actx_round_bits(t));
