@@ -128,7 +128,8 @@ FUZZ_SPLIT_SECONDS   ?= 300
 FUZZ_EP_SECONDS      ?= 2400
 FUZZ_EP_BF16_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS   ?= 60
-FUZZERS = fuzz_kernels fuzz_kernels_split fuzz_ep fuzz_ep_bf16
+# (fuzz_ep_bf16_real shares fuzz_ep_bf16's corpus: the same harness over the EP itself)
+FUZZERS = fuzz_kernels fuzz_kernels_split fuzz_ep fuzz_ep_bf16 fuzz_ep_bf16_real
 # The fuzzers' sanitizer options: ASAN_ENV's suppressions, without its slower stack checks.
 FUZZ_ENV = ASAN_OPTIONS=suppressions=$(RELIABILITY)/asan.supp \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -172,7 +173,10 @@ fuzz: fuzz-build
 	  $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_kernels_split fuzz/corpus/fuzz_kernels_split \
 	    $$found/fuzz_kernels_split $(FUZZ_SPLIT_SECONDS) && \
 	  { [ ! -x $(FUZZ_BUILD)/fuzz_ep_bf16 ] || $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_ep_bf16 \
-	    fuzz/corpus/fuzz_ep_bf16 $$found/fuzz_ep_bf16 $(FUZZ_EP_BF16_SECONDS); } ) & kernels=$$!; \
+	    fuzz/corpus/fuzz_ep_bf16 $$found/fuzz_ep_bf16 $(FUZZ_EP_BF16_SECONDS); } && \
+	  { [ ! -x $(FUZZ_BUILD)/fuzz_ep_bf16_real ] || $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_ep_bf16_real \
+	    fuzz/corpus/fuzz_ep_bf16 $$found/fuzz_ep_bf16_real $(FUZZ_EP_BF16_SECONDS); } ) & \
+	  kernels=$$!; \
 	ep=0; if [ -x $(FUZZ_BUILD)/fuzz_ep ]; then \
 	  $(FUZZ_RUN) $(FUZZ_BUILD)/fuzz_ep fuzz/corpus/fuzz_ep $$found/fuzz_ep $(FUZZ_EP_SECONDS) & \
 	  ep=$$!; fi; \
@@ -182,7 +186,8 @@ fuzz: fuzz-build
 fuzz-merge: fuzz-build
 	@for f in $(FUZZERS); do \
 	  [ -d $(FUZZ_BUILD)/found/$$f ] || continue; \
-	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$f -merge=1 fuzz/corpus/$$f $(FUZZ_BUILD)/found/$$f 2>&1 | tail -1; \
+	  c=$${f%_real}; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$f -merge=1 fuzz/corpus/$$c $(FUZZ_BUILD)/found/$$f 2>&1 | tail -1; \
 	done
 
 # ---- project health: coverage and benchmark change detection (docs/health.md) ----------------

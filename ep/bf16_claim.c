@@ -12,6 +12,7 @@
  * we leave is a session that fails, whatever the `auto` table says. The bfloat16 activations
  * (Erf, Tanh, Sigmoid, the GELUs) are not here: claim.c takes them, and takes.c takes them under
  * `auto` at every size. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bf16_ep.h"
@@ -36,9 +37,10 @@ static bool serves_types(const actx_bf16_node *info, const actx_elem *output_ele
  * kernel is made) says why not. */
 static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNode *node,
                          OrtEpGraphSupportInfo *support, bool *bf16_node, bool *take,
-                         const char **why) {
+                         bool *chains, const char **why) {
   *bf16_node = false;
   *take = false;
+  *chains = false;
   const actx_ep_node_source src = {.api = api, .node = node};
   actx_bf16_node info;
   actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS];
@@ -53,6 +55,7 @@ static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNod
     if (*why == NULL || (*why)[0] == '\0') *why = "the bfloat16 service refused it";
     return NULL;
   }
+  *chains = info.n_outputs == 1 && actx_bf16_kernel_chains(kernel);
   actx_bf16_kernel_destroy(kernel);
   const OrtKernelDef *def = NULL;
   if ((st = ep_api->EpGraphSupportInfo_LookUpKernel(support, node, &def)) != NULL) return st;
@@ -69,31 +72,43 @@ OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
                              const OrtNode *const *nodes, size_t n, bool *taken,
                              OrtEpGraphSupportInfo *support) {
   const OrtEpApi *ep_api = api->GetEpApi();
-  for (size_t i = 0; i < n; i++) {
+  /* what each node's decision was: taken, and whether it can be a chain step */
+  bool *pending = calloc(n ? n : 1, sizeof *pending), *chains = calloc(n ? n : 1, sizeof *chains);
+  OrtStatus *st = NULL;
+  if (pending == NULL || chains == NULL) {
+    st = actx_ep_error(api, ORT_FAIL, "out of memory deciding %zu nodes", n);
+    goto done;
+  }
+  for (size_t i = 0; i < n && st == NULL; i++) {
     if (taken[i]) continue;
     const char *assigned = NULL;
-    OrtStatus *st = api->Node_GetEpName(nodes[i], &assigned);
-    if (st != NULL) return st;
+    if ((st = api->Node_GetEpName(nodes[i], &assigned)) != NULL) break;
     if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
       continue; /* an earlier EP took it */
     bool bf16_node = false, take = false;
     const char *why = NULL;
-    if ((st = decide(api, ep_api, nodes[i], support, &bf16_node, &take, &why)) != NULL) return st;
-    if (!bf16_node) continue;
+    st = decide(api, ep_api, nodes[i], support, &bf16_node, &take, &chains[i], &why);
+    if (st != NULL || !bf16_node) continue;
     const char *name = NULL, *op_type = NULL;
     if ((st = api->Node_GetName(nodes[i], &name)) != NULL ||
         (st = api->Node_GetOperatorType(nodes[i], &op_type)) != NULL)
-      return st;
+      break;
     if (!take) {
       actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
                   "actx: declined bfloat16 node '%s' (%s): %s", name != NULL ? name : "",
                   op_type != NULL ? op_type : "", why);
       continue;
     }
-    if ((st = ep_api->EpGraphSupportInfo_AddSingleNode(support, nodes[i])) != NULL) return st;
-    taken[i] = true;
+    pending[i] = taken[i] = true;
     actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: claimed bfloat16 node '%s' (%s)",
                 name != NULL ? name : "", op_type != NULL ? op_type : "");
   }
-  return NULL;
+  /* chains first (bf16_chain.c), then every other node on its own */
+  if (st == NULL) st = actx_ep_bf16_fuse_chains(api, logger, nodes, n, pending, chains, support);
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (pending[i]) st = ep_api->EpGraphSupportInfo_AddSingleNode(support, nodes[i]);
+done:
+  free(pending);
+  free(chains);
+  return st;
 }

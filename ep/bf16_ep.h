@@ -8,6 +8,8 @@
  *   bf16_claim.c    GetCapability's decision for a bfloat16 node, and handing it to ORT
  *   bf16_kernels.c  the registered kernels (OrtKernelImpl): their registration, PrePackWeight
  *                   (constant inputs handed to the kernel once) and Compute
+ *   bf16_chain.c    element-wise nodes that read one another's results, fused into one
+ *                   compiled node that runs them as a chain (bf16.h) in one pass
  * Not a public header. */
 #ifndef ACTX_EP_BF16_EP_H
 #define ACTX_EP_BF16_EP_H
@@ -67,5 +69,32 @@ typedef struct actx_ep_bf16_states actx_ep_bf16_states;
 OrtStatus *actx_ep_bf16_register(const OrtApi *api, OrtKernelRegistry *registry,
                                  actx_ep_bf16_states **states);
 void actx_ep_bf16_registry_free(actx_ep_bf16_states *states);
+
+/* An input value of a run as the service's tensor (element type and rank checked; label and
+ * index name it in the message). */
+OrtStatus *actx_ep_bf16_tensor(const OrtApi *api, const char *label, const OrtValue *value,
+                               size_t index, actx_tensor *out);
+/* The session's intra-op pool as the service's parallel-for: its thread count and call cost
+ * found by the first run that asks (kept in pool), runner the context par points to. */
+void actx_ep_bf16_parallel(const OrtApi *api, OrtKernelContext *context,
+                           actx_ep_pool_facts *pool, const char *label,
+                           actx_ep_ort_runner *runner, actx_parallel *par);
+
+/* ---- bf16_chain.c -------------------------------------------------------------------------- */
+
+/* Among the nodes the service takes (pending[i]; chains[i]: its kernel can be a chain step),
+ * finds the chains (bf16.h) and hands each to ORT as one node to fuse, clearing their pending
+ * flags: the nodes joined by values that only other such nodes read (and no graph output is),
+ * 2 to ACTX_BF16_CHAIN_MAX_STEPS of them with one value leaving. The rest stay pending. */
+OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
+                                    const OrtNode *const *nodes, size_t n, bool *pending,
+                                    const bool *chains, OrtEpGraphSupportInfo *support);
+/* Compile's part: when graph is a chain the above fused (every node one the service chains),
+ * *out is its compute info; NULL otherwise. */
+OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *pool,
+                                      const OrtGraph *graph, const OrtNode *fused_node,
+                                      OrtNodeComputeInfo **out);
+/* Releases info when it is a chain's and says so; false (nothing done) otherwise. */
+bool actx_ep_bf16_chain_release(OrtNodeComputeInfo *info);
 
 #endif /* ACTX_EP_BF16_EP_H */

@@ -55,10 +55,8 @@ static OrtStatus *service_error(const bf16_kernel *k, const char *step, actx_sta
                        why != NULL && why[0] != '\0' ? why : "failed", actx_status_string(st));
 }
 
-/* An ORT tensor as the service's; what = "input" or "output" for messages. */
-static OrtStatus *to_tensor(const bf16_kernel *k, const OrtValue *value, size_t index,
-                            actx_tensor *out) {
-  const OrtApi *api = k->api;
+OrtStatus *actx_ep_bf16_tensor(const OrtApi *api, const char *label, const OrtValue *value,
+                               size_t index, actx_tensor *out) {
   ONNXTensorElementDataType type;
   const int64_t *dims = NULL;
   size_t rank = 0;
@@ -69,16 +67,44 @@ static OrtStatus *to_tensor(const bf16_kernel *k, const OrtValue *value, size_t 
     return actx_ep_error(api, ORT_INVALID_ARGUMENT,
                          "%s: input %zu has element type %d, which the bfloat16 service does not "
                          "read",
-                         k->label, index, (int)type);
+                         label, index, (int)type);
   if (rank > ACTX_BF16_MAX_RANK)
     return actx_ep_error(api, ORT_INVALID_ARGUMENT, "%s: input %zu has rank %zu, above %d",
-                         k->label, index, rank, ACTX_BF16_MAX_RANK);
+                         label, index, rank, ACTX_BF16_MAX_RANK);
   out->shape.rank = rank;
   for (size_t d = 0; d < rank; d++) out->shape.dims[d] = dims[d];
   const void *data = NULL;
   if ((st = api->GetTensorData(value, &data)) != NULL) return st;
   out->data = (void *)data; /* the service only reads inputs */
   return NULL;
+}
+
+static OrtStatus *to_tensor(const bf16_kernel *k, const OrtValue *value, size_t index,
+                            actx_tensor *out) {
+  return actx_ep_bf16_tensor(k->api, k->label, value, index, out);
+}
+
+void actx_ep_bf16_parallel(const OrtApi *api, OrtKernelContext *context,
+                           actx_ep_pool_facts *pool, const char *label,
+                           actx_ep_ort_runner *runner, actx_parallel *par) {
+  *runner = (actx_ep_ort_runner){api, context};
+  /* the thread count, not SIZE_MAX as for the activations: oneDNN sizes its own OpenMP team
+   * by it, and must not take more threads than the session has */
+  size_t threads = atomic_load(&pool->threads);
+  uint64_t call_ns = atomic_load(&pool->call_ns);
+  if (threads == 0) {
+    threads = actx_ep_ort_pool_threads(runner);
+    call_ns = actx_ep_ort_pool_call_ns(runner, threads);
+    atomic_store(&pool->call_ns, call_ns);
+    atomic_store(&pool->threads, threads);
+    const OrtLogger *logger = NULL;
+    if (api->KernelContext_GetLogger(context, &logger) == NULL)
+      actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
+                  "actx: the session's intra-op pool runs %zu thread(s), a ParallelFor costs "
+                  "%.1f us (%s)",
+                  threads, (double)call_ns / 1000.0, label);
+  }
+  *par = (actx_parallel){actx_ep_ort_parallel_for, runner, threads, call_ns};
 }
 
 static bf16_kernel *kernel_of(OrtKernelImpl *impl) { return (bf16_kernel *)impl; }
@@ -129,24 +155,9 @@ static OrtStatus *kernel_compute(OrtKernelImpl *self, OrtKernelContext *context)
       return st;
     out[j].data = data;
   }
-  const actx_ep_ort_runner runner = {api, context};
-  /* the thread count, not SIZE_MAX as for the activations: oneDNN sizes its own OpenMP team
-   * by it, and must not take more threads than the session has */
-  size_t threads = atomic_load(&k->pool->threads);
-  uint64_t call_ns = atomic_load(&k->pool->call_ns);
-  if (threads == 0) {
-    threads = actx_ep_ort_pool_threads(&runner);
-    call_ns = actx_ep_ort_pool_call_ns(&runner, threads);
-    atomic_store(&k->pool->call_ns, call_ns);
-    atomic_store(&k->pool->threads, threads);
-    const OrtLogger *logger = NULL;
-    if (api->KernelContext_GetLogger(context, &logger) == NULL)
-      actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
-                  "actx: the session's intra-op pool runs %zu thread(s), a ParallelFor costs "
-                  "%.1f us (%s)",
-                  threads, (double)call_ns / 1000.0, k->label);
-  }
-  const actx_parallel par = {actx_ep_ort_parallel_for, (void *)&runner, threads, call_ns};
+  actx_ep_ort_runner runner;
+  actx_parallel par;
+  actx_ep_bf16_parallel(api, context, k->pool, k->label, &runner, &par);
   as = actx_bf16_kernel_run(k->kernel, in, n_in, out, n_out, &par, &why);
   return as == ACTX_OK ? NULL : service_error(k, "run", as, why);
 }

@@ -449,9 +449,14 @@ done:
   return st;
 }
 
+/* A compute info of either kind Compile makes: a group's, or a bfloat16 chain's. */
+static void release_info(OrtNodeComputeInfo *info) {
+  if (!actx_ep_bf16_chain_release(info)) actx_ep_kernel_release(info);
+}
+
 static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **infos, size_t n) {
   (void)self;
-  for (size_t i = 0; i < n; i++) actx_ep_kernel_release(infos[i]);
+  for (size_t i = 0; i < n; i++) release_info(infos[i]);
 }
 
 /* The record of the group ORT made fused_node for from the n nodes of graph: the newest with
@@ -494,6 +499,11 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
     const group_record *r = NULL;
     if ((st = api->Graph_GetNumNodes(graphs[i], &n)) != NULL) break;
     if (n > 0 && (st = find_record(ep, graphs[i], n, fused_nodes[i], &r)) != NULL) break;
+    /* no record: a chain of bfloat16 element-wise nodes (bf16_chain.c) */
+    if (r == NULL && (st = actx_ep_bf16_chain_compile(api, &ep->pool, graphs[i], fused_nodes[i],
+                                                      &infos[i])) != NULL)
+      break;
+    if (r == NULL && infos[i] != NULL) continue;
     if (r == NULL) {
       st = actx_ep_error(api, ORT_EP_FAIL, "a graph of %zu nodes that GetCapability did not take",
                          n);
@@ -504,7 +514,7 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
   }
   if (st != NULL) { /* all or nothing: free what was built and hand ORT only NULLs */
     for (size_t i = 0; i < count; i++) {
-      actx_ep_kernel_release(infos[i]);
+      release_info(infos[i]);
       infos[i] = NULL;
     }
   }

@@ -4,16 +4,18 @@
  * bfloat16 and other element types, fixed / symbolic / zero dimensions, any number of outputs,
  * and attributes of the names the reader knows (and others) with any kind and value: ints, floats,
  * int lists of any length, strings empty, long or holding NUL bytes. The same model goes to ORT
- * alone and to ORT with the EP (policy all or auto), and:
+ * alone and to ORT with the EP (policy all or auto). With the input's last byte a multiple of 3,
+ * the node's first output is read by a second node 'f' instead (Relu, Add of it to itself, or Mul
+ * by a constant), so that element-wise nodes form chains (ep/bf16_chain.c). Then:
  *   - a model ORT alone accepts, the EP must accept too (a bfloat16 node it takes must build);
- *   - a session the EP refuses is refused with a message naming the node ('n');
+ *   - a session the EP refuses is refused with a message naming a node ('n' or 'f');
  *   - a session the EP creates must run or refuse the run with a status, on inputs shaped as
  *     declared (symbolic dimensions 1 to 3);
  *   - never a crash, a hang or a sanitizer report.
  * The EP library defaults to the test build over the probe families (actx_ep_bf16_probe: Relu,
  * Add and Mul run, Gemm / Conv / Resize / ReduceMean kernels are made from exact attributes only),
  * so kernels are made and run whatever families exist; ACTX_FUZZ_EP_LIBRARY overrides (the real
- * EP: its families as they are). */
+ * EP: its families as they are, and its chains; fuzz_ep_bf16_real). */
 #define _GNU_SOURCE /* readlink */
 #include <limits.h>
 #include <stdint.h>
@@ -167,6 +169,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reader r = {data, size};
+  /* the second node, read from the last byte so that the rest reads as before */
+  const unsigned last = size > 0 ? data[size - 1] : 1u;
+  const bool follow = last % 3 == 0;
+  static const char *const follow_ops[] = {"Relu", "Add", "Mul"};
+  const char *follow_op = follow_ops[last / 3 % 3];
   const unsigned which = pick(&r, N_OPS + 2);
   const char *op = which < N_OPS ? ops[which].name : which == N_OPS ? "Add" : "NoSuchOp";
   const char *domain = which < N_OPS ? ops[which].domain : which == N_OPS ? "com.microsoft" : "";
@@ -213,13 +220,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t j = 0; j < n_out; j++) {
     random_value(&r, &out[j]);
     snprintf(out_names[j], sizeof out_names[j], "o%zu", j);
-    out_refs[j] = out_names[j];
+    out_refs[j] = follow && j == 0 ? "t0" : out_names[j];
     actx_model_add_output(m, out_names[j], out[j].elem_type, out[j].rank, out[j].dims, NULL);
   }
   actx_model_node *node = actx_model_add_named_node(m, "n", op, domain, n_in, in_refs, n_out,
                                                     out_refs);
   const size_t n_attrs = pick(&r, 5);
   for (size_t a = 0; a < n_attrs; a++) add_attribute(&r, node);
+  if (follow) {
+    const char *f_in[2] = {"t0", strcmp(follow_op, "Mul") == 0 ? "fc" : "t0"}, *f_out[1] = {"o0"};
+    if (strcmp(follow_op, "Mul") == 0) {
+      const uint16_t c = (uint16_t)(byte(&r) << 8 | byte(&r));
+      actx_model_add_initializer(m, "fc", out[0].elem_type == ACTX_ELEM_BFLOAT16 ? ACTX_ELEM_BFLOAT16
+                                                                                  : ACTX_ELEM_FLOAT16,
+                                 0, NULL, &c);
+    }
+    actx_model_add_named_node(m, "f", follow_op, "", strcmp(follow_op, "Relu") == 0 ? 1 : 2, f_in,
+                              1, f_out);
+  }
   uint8_t *model = NULL;
   size_t model_size = 0;
   const int built = actx_model_serialize(m, &model, &model_size);
@@ -241,7 +259,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FAIL("ORT alone accepts %s (opset %lld), with the EP: %s", op, (long long)opset,
            err.message);
     if (ep_rc != 0 && alone_rc != 0 && strstr(err.message, "actx") != NULL &&
-        strstr(err.message, "'n'") == NULL)
+        strstr(err.message, "'n'") == NULL && strstr(err.message, "'f'") == NULL)
       FAIL("the EP refused %s without naming the node: %s", op, err.message);
     if (ep_rc == 0) {
       actx_ort_tensor *outputs = NULL;

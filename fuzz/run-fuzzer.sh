@@ -8,11 +8,11 @@ set -euo pipefail
 fuzzer=$1 corpus=$2 scratch=$3 seconds=$4
 shift 4
 name=$(basename "$fuzzer")
-# fuzz_ep, fuzz_ep_bf16: LeakSanitizer at exit rather than after every input. ORT fills caches
+# fuzz_ep, fuzz_ep_bf16(_real): LeakSanitizer at exit rather than after every input. ORT fills caches
 # lazily, so libFuzzer would scan ORT's whole heap after most inputs (10x slower); a leak per
 # input still piles up and is reported at exit, with its stack.
 per_fuzzer=""
-case "$name" in fuzz_ep | fuzz_ep_bf16) per_fuzzer="-detect_leaks=0" ;; esac
+case "$name" in fuzz_ep | fuzz_ep_bf16 | fuzz_ep_bf16_real) per_fuzzer="-detect_leaks=0" ;; esac
 mkdir -p "$scratch" "$corpus"
 log="$scratch.log"
 start=$(date +%s)

@@ -142,6 +142,44 @@ actx_status actx_bf16_kernel_run(const actx_bf16_kernel *kernel, const actx_tens
                                  const actx_parallel *par, const char **why);
 void actx_bf16_kernel_destroy(actx_bf16_kernel *kernel);
 
+/* ---- chains --------------------------------------------------------------------------------
+ * Element-wise nodes that read one another's results (a folded batch norm's Mul and Add, then
+ * HardSwish written out as Add, Clip, Mul, Div), computed in one pass over memory instead of a
+ * pass a node. Each step's result is rounded to bfloat16 exactly as its own kernel rounds it,
+ * so a chain's output has the bits of running its nodes one by one: only the passes between
+ * them go. Steps: Add, Sub, Mul, Div, Clip and the table-driven unary ops (Relu, LeakyRelu,
+ * HardSigmoid, HardSwish, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Floor, Ceil). A run where every
+ * step's result has the output's shape, and every Clip bound is an input, is one pass; any
+ * other (a broadcast that grows along the chain) runs the steps' kernels one by one. */
+#define ACTX_BF16_CHAIN_MAX_STEPS 32
+#define ACTX_BF16_CHAIN_MAX_INPUTS 32
+/* An operand of a step: a chain input (0 <= operand < n_inputs), the result of an earlier step
+ * (ACTX_BF16_CHAIN_STEP(k)), or an optional input left out (ACTX_BF16_CHAIN_ABSENT). */
+#define ACTX_BF16_CHAIN_STEP(k) (-2 - (int)(k))
+#define ACTX_BF16_CHAIN_ABSENT (-1)
+typedef struct actx_bf16_chain_step {
+  const actx_bf16_kernel *kernel; /* the node's, from actx_bf16_kernel_create; the caller's */
+  int operand[ACTX_BF16_MAX_INPUTS]; /* one per input of its node */
+} actx_bf16_chain_step;
+typedef struct actx_bf16_chain actx_bf16_chain;
+
+/* Whether the kernel's node can be a step of a chain. */
+bool actx_bf16_kernel_chains(const actx_bf16_kernel *kernel);
+/* A chain of n_steps (2 .. ACTX_BF16_CHAIN_MAX_STEPS) steps over n_inputs inputs (at most
+ * ACTX_BF16_CHAIN_MAX_INPUTS); the last step's result is its output. Each step reads only
+ * inputs and earlier steps; its kernel must chain (actx_bf16_kernel_chains) and outlive the
+ * chain, which copies the rest. */
+actx_status actx_bf16_chain_create(const actx_bf16_chain_step *steps, size_t n_steps,
+                                   size_t n_inputs, actx_bf16_chain **out, const char **why);
+/* The output's shape for these inputs (each step's _shapes in turn). */
+actx_status actx_bf16_chain_shape(const actx_bf16_chain *chain, const actx_tensor *in,
+                                  size_t n_in, actx_shape *out, const char **why);
+/* Computes out (bfloat16, the shape _shape gave, allocated by the caller; it may be an input
+ * of its shape) from in. par as for actx_bf16_kernel_run. */
+actx_status actx_bf16_chain_run(const actx_bf16_chain *chain, const actx_tensor *in, size_t n_in,
+                                actx_tensor *out, const actx_parallel *par, const char **why);
+void actx_bf16_chain_destroy(actx_bf16_chain *chain);
+
 /* Elements of a shape (1 for rank 0). */
 int64_t actx_shape_elements(const actx_shape *shape);
 /* numpy broadcasting of a and b into *out; false when they do not broadcast. */

@@ -209,10 +209,24 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
   return ACTX_OK;
 }
 
+static bool binary_chain_form(const void *state, actx_bf16_chain_form *form) {
+  const binary_state *s = state;
+  switch (s->op) {
+    case ACTX_BF16_OP_ADD: form->kind = ACTX_CHAIN_ADD; break;
+    case ACTX_BF16_OP_SUB: form->kind = ACTX_CHAIN_SUB; break;
+    case ACTX_BF16_OP_MUL: form->kind = ACTX_CHAIN_MUL; break;
+    case ACTX_BF16_OP_DIV: form->kind = ACTX_CHAIN_DIV; break;
+    default: return false;
+  }
+  form->table = NULL;
+  return true;
+}
+
 const actx_bf16_family actx_bf16_family_binary = {
     .create = binary_create,
     .pack = NULL,
     .shapes = binary_shapes,
     .run = binary_run,
     .destroy = binary_destroy,
+    .chain_form = binary_chain_form,
 };

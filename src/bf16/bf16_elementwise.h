@@ -44,6 +44,17 @@ static inline float actx_nan_rule(float r, float a, float b) {
   return r == r ? r : a != a ? a : b != b ? b : actx_bf16_to_f32(ACTX_BF16_DEFAULT_NAN);
 }
 
+/* Clip's bounds when absent: bfloat16's lowest and largest finite values. */
+#define ACTX_BF16_LOWEST 0xFF7Fu
+#define ACTX_BF16_MAX_FINITE 0x7F7Fu
+/* Clip's float32 function, min(max(x, lo), hi) as ORT's (Eigen's cwiseMax / cwiseMin):
+ * x < lo ? lo : x, then hi < v ? hi : v (a NaN x stays NaN, a NaN bound bounds nothing). The
+ * one definition, for the unary family's Clip and a chain's (bf16_chain.c). */
+static inline float actx_clip_f32(float x, float lo, float hi) {
+  const float v = x < lo ? lo : x;
+  return hi < v ? hi : v;
+}
+
 /* Blocks: the arithmetic pieces run ACTX_BLOCK elements at a time, each step a loop of fixed
  * length over arrays nothing else can point into, which the compiler vectorises (for each ISA
  * where the piece is ACTX_BF16_VECTORISED). A shorter tail goes through the same block

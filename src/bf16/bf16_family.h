@@ -5,6 +5,21 @@
 
 #include "bf16.h"
 
+/* What one step of a chain computes: a binary op of two operands, Clip of operand 0 between
+ * operands 1 and 2, or a lookup in a unary op's table of all 65,536 results. */
+typedef enum actx_bf16_chain_kind {
+  ACTX_CHAIN_ADD,
+  ACTX_CHAIN_SUB,
+  ACTX_CHAIN_MUL,
+  ACTX_CHAIN_DIV,
+  ACTX_CHAIN_CLIP,
+  ACTX_CHAIN_TABLE
+} actx_bf16_chain_kind;
+typedef struct actx_bf16_chain_form {
+  actx_bf16_chain_kind kind;
+  const uint16_t *table; /* ACTX_CHAIN_TABLE: the kernel's, alive as long as it is */
+} actx_bf16_chain_form;
+
 typedef struct actx_bf16_family {
   /* Checks node (the generic checks of arity and op are done) and makes the family's state:
    * defaults applied, attributes validated, tables built. */
@@ -17,7 +32,13 @@ typedef struct actx_bf16_family {
   actx_status (*run)(const void *state, const actx_tensor *in, size_t n_in, actx_tensor *out,
                      size_t n_out, const actx_parallel *par, const char **why);
   void (*destroy)(void *state);
+  /* An element-wise family's op as one step of a chain (bf16_chain.c): false where this node
+   * cannot be one (Pow, a variadic Max). NULL in the other families. */
+  bool (*chain_form)(const void *state, actx_bf16_chain_form *form);
 } actx_bf16_family;
+
+/* The kernel's op as a chain step (its family's chain_form); false where it cannot be one. */
+bool actx_bf16_kernel_chain_form(const actx_bf16_kernel *kernel, actx_bf16_chain_form *form);
 
 #define ACTX_BF16_FAMILY_DECL_(fam) extern const actx_bf16_family actx_bf16_family_##fam;
 ACTX_BF16_FAMILIES(ACTX_BF16_FAMILY_DECL_)

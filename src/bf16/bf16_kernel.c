@@ -126,3 +126,12 @@ bool actx_shape_broadcast(const actx_shape *a, const actx_shape *b, actx_shape *
   *out = r;
   return true;
 }
+
+bool actx_bf16_kernel_chain_form(const actx_bf16_kernel *k, actx_bf16_chain_form *form) {
+  return k != NULL && k->family->chain_form != NULL && k->family->chain_form(k->state, form);
+}
+
+bool actx_bf16_kernel_chains(const actx_bf16_kernel *k) {
+  actx_bf16_chain_form form;
+  return actx_bf16_kernel_chain_form(k, &form);
+}

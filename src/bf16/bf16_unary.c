@@ -80,10 +80,7 @@ static float f_ceil(float x, const unary_params *p) {
   return ceilf(x);
 }
 /* alpha / beta hold Clip's bounds here */
-static float f_clip(float x, const unary_params *p) {
-  const float v = x < p->alpha ? p->alpha : x;
-  return p->beta < v ? p->beta : v;
-}
+static float f_clip(float x, const unary_params *p) { return actx_clip_f32(x, p->alpha, p->beta); }
 
 /* op, f, default alpha, default beta, whether alpha / beta are attributes */
 #define UNARY_OPS(X)                                   \
@@ -112,10 +109,6 @@ typedef struct unary_row {
 #define UNARY_ROW_(e, fn, a, b, n) [ACTX_BF16_OP_##e] = {fn, a, b, n},
 static const unary_row unary_rows[ACTX_BF16_OP_COUNT] = {UNARY_OPS(UNARY_ROW_)};
 #undef UNARY_ROW_
-
-/* Clip's bounds when absent: bfloat16's lowest and largest finite values. */
-#define BF16_LOWEST 0xFF7Fu
-#define BF16_MAX 0x7F7Fu
 
 /* The tables, shared: every kernel of one (op, alpha, beta) uses one table, counted, so that a
  * graph of a hundred Relu nodes holds 128 KiB, not 12.8 MiB. Guarded by a lock, since sessions
@@ -227,8 +220,8 @@ static actx_status unary_shapes(const void *state, const actx_tensor *in, size_t
   if (st != ACTX_OK) return st;
   if (s->op == ACTX_BF16_OP_CLIP) {
     if (n_in > 3) return actx_bf16_fail(why, "wrong number of inputs or outputs");
-    if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, NULL, why)) != ACTX_OK) return st;
-    if ((st = clip_bound(in, n_in, 2, BF16_MAX, NULL, why)) != ACTX_OK) return st;
+    if ((st = clip_bound(in, n_in, 1, ACTX_BF16_LOWEST, NULL, why)) != ACTX_OK) return st;
+    if ((st = clip_bound(in, n_in, 2, ACTX_BF16_MAX_FINITE, NULL, why)) != ACTX_OK) return st;
   } else if (n_in > 1) {
     return actx_bf16_fail(why, "wrong number of inputs or outputs");
   }
@@ -266,8 +259,8 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
   if (st != ACTX_OK) return st;
   if (s->op == ACTX_BF16_OP_CLIP) {
     unary_params bounds;
-    if ((st = clip_bound(in, n_in, 1, BF16_LOWEST, &bounds.alpha, why)) != ACTX_OK ||
-        (st = clip_bound(in, n_in, 2, BF16_MAX, &bounds.beta, why)) != ACTX_OK)
+    if ((st = clip_bound(in, n_in, 1, ACTX_BF16_LOWEST, &bounds.alpha, why)) != ACTX_OK ||
+        (st = clip_bound(in, n_in, 2, ACTX_BF16_MAX_FINITE, &bounds.beta, why)) != ACTX_OK)
       return st;
     actx_walk_broadcast_run(&in[0].shape, in, 1, out[0].data, 2, clip_piece, &bounds,
                             ACTX_WALK_NS_CLIP, par);
@@ -278,10 +271,18 @@ static actx_status unary_run(const void *state, const actx_tensor *in, size_t n_
   return ACTX_OK;
 }
 
+static bool unary_chain_form(const void *state, actx_bf16_chain_form *form) {
+  const unary_state *s = state;
+  form->kind = s->op == ACTX_BF16_OP_CLIP ? ACTX_CHAIN_CLIP : ACTX_CHAIN_TABLE;
+  form->table = s->table != NULL ? s->table->y : NULL;
+  return true;
+}
+
 const actx_bf16_family actx_bf16_family_unary = {
     .create = unary_create,
     .pack = NULL,
     .shapes = unary_shapes,
     .run = unary_run,
     .destroy = unary_destroy,
+    .chain_form = unary_chain_form,
 };

@@ -62,11 +62,20 @@ static actx_ep_kind fused_kind(const ep_pattern_spec *s, bool bias) {
 }
 
 /* How many nodes run on actx, and how many of them are pattern nodes (named p<k>). In a
- * bfloat16 model (group_only) only those of actx's largest subgraph, the fused group: the
- * bfloat16 service (ep/bf16_claim.c) runs the nodes left around it one by one. */
+ * bfloat16 model (group_only) only those of the fused group, the one compiled node holding the
+ * pattern's activation: the bfloat16 service (ep/bf16_claim.c) runs the nodes left around it,
+ * one by one or as a chain of element-wise nodes (ep/bf16_chain.c), which is no GELU. */
 typedef struct placement {
   size_t on_actx, pattern_on_actx;
 } placement;
+
+static bool is_activation(const char *op_type) {
+  static const char *const ops[] = {"Erf", "Tanh", "Sigmoid", "Gelu", "FastGelu", "BiasGelu",
+                                    "QuickGelu"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(op_type, ops[i]) == 0) return true;
+  return false;
+}
 
 static void placement_of(const actx_ort_session *s, bool group_only, placement *p) {
   memset(p, 0, sizeof *p);
@@ -77,13 +86,19 @@ static void placement_of(const actx_ort_session *s, bool group_only, placement *
     CHECK(false, "assignments: %s", err.message);
     return;
   }
-  size_t group = SIZE_MAX, group_size = 0; /* a subgraph's nodes are listed together */
-  for (size_t i = 0, run = 0; group_only && i < n; i++) {
-    run = i > 0 && list[i - 1].subgraph == list[i].subgraph ? run + 1 : 1;
-    if (strcmp(list[i].ep_name, "actx") == 0 && run > group_size) {
-      group_size = run;
+  /* the largest of actx's subgraphs with an activation in it (a subgraph's nodes are listed
+   * together) */
+  size_t group = SIZE_MAX, group_size = 0;
+  for (size_t i = 0; group_only && i < n;) {
+    size_t end = i, size = 0;
+    bool activation = false;
+    for (; end < n && list[end].subgraph == list[i].subgraph; end++, size++)
+      activation |= is_activation(list[end].op_type);
+    if (strcmp(list[i].ep_name, "actx") == 0 && activation && size > group_size) {
+      group_size = size;
       group = list[i].subgraph;
     }
+    i = end;
   }
   for (size_t i = 0; i < n; i++) {
     if (strcmp(list[i].ep_name, "actx") != 0) continue;

@@ -1,0 +1,353 @@
+/* Chains of bfloat16 element-wise nodes as one compiled node (bf16.h, "chains").
+ *
+ * GetCapability: among the nodes the service takes whose kernels can be chain steps, a value
+ * that only such nodes read (and that is no graph output) joins its producer and its readers;
+ * each set so joined with one value leaving it (its output) and 2 to ACTX_BF16_CHAIN_MAX_STEPS
+ * nodes is handed to ORT as one node to fuse. No path can leave such a set and come back: every
+ * other value it makes is read only inside it, and every node in it reaches the output. A set
+ * with two values leaving stays single nodes.
+ *
+ * Compile: the fused graph's nodes are read again (the reader and kernel creation of the single
+ * nodes), ordered so each reads only earlier ones, and mapped to the fused node's inputs by
+ * value name (ORT lists a value read twice once; its constants come as inputs too). Compute
+ * hands the inputs to actx_bf16_chain_run. After Compile the kernel is only read: concurrent
+ * Run() calls share it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf16_ep.h"
+
+/* ---- GetCapability ------------------------------------------------------------------------ */
+
+static size_t find_root(size_t *parent, size_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* Whether the value node i makes is read only by chaining nodes (their positions into
+ * readers[], *n_readers of them) and is no graph output. */
+static OrtStatus *internal_value(const OrtApi *api, const actx_ep_positions *positions,
+                                 const OrtNode *node, const bool *pending, const bool *chains,
+                                 size_t *readers, size_t *n_readers, bool *internal) {
+  *internal = false;
+  *n_readers = 0;
+  const OrtValueInfo *y = NULL;
+  OrtStatus *st = actx_ep_node_output(api, node, &y);
+  if (st != NULL || y == NULL) return st;
+  const OrtNode *consumers[ACTX_EP_MAX_CONSUMERS];
+  size_t n = 0;
+  bool graph_output = false;
+  if ((st = actx_ep_value_consumers(api, y, consumers, ACTX_EP_MAX_CONSUMERS, &n,
+                                    &graph_output)) != NULL)
+    return st;
+  if (graph_output || n == 0 || n > ACTX_EP_MAX_CONSUMERS) return NULL;
+  for (size_t c = 0; c < n; c++) {
+    const size_t pos = actx_ep_position(positions, consumers[c]);
+    if (pos == SIZE_MAX || !pending[pos] || !chains[pos]) return NULL;
+    readers[c] = pos;
+  }
+  *n_readers = n;
+  *internal = true;
+  return NULL;
+}
+
+OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
+                                    const OrtNode *const *nodes, size_t n, bool *pending,
+                                    const bool *chains, OrtEpGraphSupportInfo *support) {
+  const OrtEpApi *ep_api = api->GetEpApi();
+  size_t *parent = malloc((n ? n : 1) * sizeof *parent);
+  size_t *size = calloc(n ? n : 1, sizeof *size), *exits = calloc(n ? n : 1, sizeof *exits);
+  const OrtNode **members = malloc((n ? n : 1) * sizeof *members);
+  actx_ep_positions positions = {0};
+  OrtStatus *st = NULL;
+  if (parent == NULL || size == NULL || exits == NULL || members == NULL) {
+    st = actx_ep_error(api, ORT_FAIL, "out of memory finding chains in %zu nodes", n);
+    goto done;
+  }
+  if ((st = actx_ep_positions_build(api, nodes, n, &positions)) != NULL) goto done;
+  for (size_t i = 0; i < n; i++) parent[i] = i;
+  for (size_t i = 0; i < n && st == NULL; i++) {
+    if (!pending[i] || !chains[i]) continue;
+    size_t readers[ACTX_EP_MAX_CONSUMERS], n_readers = 0;
+    bool internal = false;
+    st = internal_value(api, &positions, nodes[i], pending, chains, readers, &n_readers,
+                        &internal);
+    if (st != NULL) break;
+    if (!internal) exits[i] = 1;
+    for (size_t r = 0; r < n_readers; r++) parent[find_root(parent, readers[r])] = find_root(parent, i);
+  }
+  if (st != NULL) goto done;
+  /* per set (at its root): nodes and values leaving */
+  for (size_t i = 0; i < n; i++) {
+    if (!pending[i] || !chains[i]) continue;
+    const size_t root = find_root(parent, i);
+    size[root]++;
+    if (root != i) exits[root] += exits[i];
+  }
+  for (size_t root = 0; root < n && st == NULL; root++) {
+    if (!pending[root] || !chains[root] || find_root(parent, root) != root) continue;
+    if (size[root] < 2 || size[root] > ACTX_BF16_CHAIN_MAX_STEPS || exits[root] != 1) continue;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (pending[i] && chains[i] && find_root(parent, i) == root) members[m++] = nodes[i];
+    /* drop_constant_initializers false: the constants (a scale, Clip's bounds) are inputs */
+    const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
+                                         .drop_constant_initializers = false};
+    if ((st = ep_api->EpGraphSupportInfo_AddNodesToFuse(support, members, m, &fusion)) != NULL)
+      break;
+    const char *name = NULL;
+    if (api->Node_GetName(members[0], &name) != NULL) name = NULL;
+    actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
+                "actx: %zu bfloat16 element-wise nodes as one chain, from node '%s'", m,
+                name != NULL ? name : "");
+  }
+  /* the members of every set handed over (size counted at roots) are no longer pending */
+  for (size_t i = 0; i < n && st == NULL; i++) {
+    if (!pending[i] || !chains[i]) continue;
+    const size_t root = find_root(parent, i);
+    if (size[root] >= 2 && size[root] <= ACTX_BF16_CHAIN_MAX_STEPS && exits[root] == 1)
+      pending[i] = false;
+  }
+done:
+  actx_ep_positions_free(&positions);
+  free(parent);
+  free(size);
+  free(exits);
+  free(members);
+  return st;
+}
+
+/* ---- Compile and Compute ------------------------------------------------------------------ */
+
+typedef struct chain_kernel {
+  OrtNodeComputeInfo info; /* first: ORT hands &info back */
+  const OrtApi *api;
+  actx_ep_pool_facts *pool;
+  actx_bf16_chain *chain;
+  size_t n_inputs, n_steps;
+  actx_bf16_kernel *kernels[ACTX_BF16_CHAIN_MAX_STEPS];
+  char label[112]; /* "chain of 8 nodes from 'x'", for messages */
+} chain_kernel;
+
+static OrtStatus *chain_create_state(OrtNodeComputeInfo *self, OrtNodeComputeContext *ctx,
+                                     void **state) {
+  (void)self;
+  (void)ctx;
+  *state = NULL; /* per-call state lives on Compute's stack */
+  return NULL;
+}
+
+static void chain_release_state(OrtNodeComputeInfo *self, void *state) {
+  (void)self;
+  (void)state;
+}
+
+static OrtStatus *chain_compute(OrtNodeComputeInfo *self, void *state,
+                                OrtKernelContext *context) {
+  (void)state;
+  const chain_kernel *k = (const chain_kernel *)self;
+  const OrtApi *api = k->api;
+  size_t n_in = 0;
+  OrtStatus *st = api->KernelContext_GetInputCount(context, &n_in);
+  if (st != NULL) return st;
+  if (n_in != k->n_inputs)
+    return actx_ep_error(api, ORT_EP_FAIL, "%s: %zu inputs, compiled for %zu", k->label, n_in,
+                         k->n_inputs);
+  actx_tensor in[ACTX_BF16_CHAIN_MAX_INPUTS];
+  for (size_t i = 0; i < n_in; i++) {
+    const OrtValue *value = NULL;
+    if ((st = api->KernelContext_GetInput(context, i, &value)) != NULL) return st;
+    if (value == NULL)
+      return actx_ep_error(api, ORT_EP_FAIL, "%s: input %zu has no value", k->label, i);
+    if ((st = actx_ep_bf16_tensor(api, k->label, value, i, &in[i])) != NULL) return st;
+  }
+  const char *why = NULL;
+  actx_tensor out = {.elem = ACTX_ELEM_BF16};
+  actx_status as = actx_bf16_chain_shape(k->chain, in, n_in, &out.shape, &why);
+  if (as == ACTX_OK) {
+    OrtValue *value = NULL;
+    if ((st = api->KernelContext_GetOutput(context, 0, out.shape.dims, out.shape.rank,
+                                           &value)) != NULL ||
+        (st = api->GetTensorMutableData(value, &out.data)) != NULL)
+      return st;
+    actx_ep_ort_runner runner;
+    actx_parallel par;
+    actx_ep_bf16_parallel(api, context, k->pool, k->label, &runner, &par);
+    as = actx_bf16_chain_run(k->chain, in, n_in, &out, &par, &why);
+  }
+  if (as == ACTX_OK) return NULL;
+  return actx_ep_error(api, as == ACTX_ERROR_INVALID_ARGUMENT ? ORT_INVALID_ARGUMENT : ORT_EP_FAIL,
+                       "%s: %s (%s)", k->label, why != NULL && why[0] ? why : "failed",
+                       actx_status_string(as));
+}
+
+static void chain_kernel_free(chain_kernel *k) {
+  if (k == NULL) return;
+  actx_bf16_chain_destroy(k->chain);
+  for (size_t s = 0; s < k->n_steps; s++) actx_bf16_kernel_destroy(k->kernels[s]);
+  free(k);
+}
+
+bool actx_ep_bf16_chain_release(OrtNodeComputeInfo *info) {
+  if (info == NULL || info->Compute != chain_compute) return false;
+  chain_kernel_free((chain_kernel *)info);
+  return true;
+}
+
+static OrtStatus *value_name(const OrtApi *api, const OrtValueInfo *v, const char **name) {
+  *name = NULL;
+  return v != NULL ? api->GetValueInfoName(v, name) : NULL;
+}
+
+/* One node of the fused graph: its kernel (NULL when it is no chain step), inputs' and output's
+ * names. */
+typedef struct chain_node {
+  actx_bf16_kernel *kernel;
+  size_t n_inputs;
+  const char *input[ACTX_BF16_MAX_INPUTS]; /* NULL: an optional input left out */
+  const char *output;
+  bool placed;
+} chain_node;
+
+static OrtStatus *read_chain_node(const OrtApi *api, const OrtNode *node, chain_node *out) {
+  *out = (chain_node){0};
+  const actx_ep_node_source src = {.api = api, .node = node};
+  actx_bf16_node info;
+  actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS];
+  const char *why = NULL;
+  OrtStatus *st = actx_ep_bf16_read_node(&src, &info, output_elems, &why);
+  if (st != NULL || why != NULL || info.op == ACTX_BF16_OP_COUNT || info.n_outputs != 1)
+    return st;
+  if (actx_bf16_kernel_create(&info, &out->kernel, &why) != ACTX_OK) return NULL;
+  if (!actx_bf16_kernel_chains(out->kernel)) {
+    actx_bf16_kernel_destroy(out->kernel);
+    out->kernel = NULL;
+    return NULL;
+  }
+  const OrtValueInfo *in[ACTX_BF16_MAX_INPUTS], *y = NULL;
+  size_t n_in = 0;
+  if ((st = actx_ep_node_inputs(api, node, in, ACTX_BF16_MAX_INPUTS, &n_in)) == NULL &&
+      (st = actx_ep_node_output(api, node, &y)) == NULL) {
+    out->n_inputs = n_in < info.n_inputs ? n_in : info.n_inputs;
+    for (size_t i = 0; i < out->n_inputs && st == NULL; i++)
+      st = value_name(api, in[i], &out->input[i]);
+    if (st == NULL) st = value_name(api, y, &out->output);
+  }
+  return st;
+}
+
+/* Where a value named name comes from: an earlier step (ACTX_BF16_CHAIN_STEP), a fused node's
+ * input, or, unnamed, an absent optional input. *found false when neither. */
+static OrtStatus *operand_of(const OrtApi *api, const char *name, const chain_node *nodes,
+                             const size_t *order, size_t placed, const OrtValueInfo *const *inputs,
+                             size_t n_inputs, int *operand, bool *found) {
+  *found = true;
+  if (name == NULL || name[0] == '\0') {
+    *operand = ACTX_BF16_CHAIN_ABSENT;
+    return NULL;
+  }
+  for (size_t s = 0; s < placed; s++)
+    if (nodes[order[s]].output != NULL && strcmp(nodes[order[s]].output, name) == 0) {
+      *operand = ACTX_BF16_CHAIN_STEP(s);
+      return NULL;
+    }
+  for (size_t i = 0; i < n_inputs; i++) {
+    const char *in_name = NULL;
+    OrtStatus *st = value_name(api, inputs[i], &in_name);
+    if (st != NULL) return st;
+    if (in_name != NULL && strcmp(in_name, name) == 0) {
+      *operand = (int)i;
+      return NULL;
+    }
+  }
+  *found = false;
+  return NULL;
+}
+
+OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *pool,
+                                      const OrtGraph *graph, const OrtNode *fused_node,
+                                      OrtNodeComputeInfo **out) {
+  *out = NULL;
+  size_t n = 0, n_in = 0;
+  OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
+  if (st == NULL) st = api->Node_GetNumInputs(fused_node, &n_in);
+  if (st != NULL || n < 2 || n > ACTX_BF16_CHAIN_MAX_STEPS || n_in > ACTX_BF16_CHAIN_MAX_INPUTS)
+    return st;
+  const OrtNode *graph_nodes[ACTX_BF16_CHAIN_MAX_STEPS];
+  const OrtValueInfo *inputs[ACTX_BF16_CHAIN_MAX_INPUTS], *y = NULL;
+  chain_node nodes[ACTX_BF16_CHAIN_MAX_STEPS] = {{0}};
+  size_t order[ACTX_BF16_CHAIN_MAX_STEPS];
+  actx_bf16_chain_step steps[ACTX_BF16_CHAIN_MAX_STEPS];
+  chain_kernel *k = NULL;
+  const char *y_name = NULL;
+  bool is_chain = true;
+  if ((st = api->Graph_GetNodes(graph, graph_nodes, n)) != NULL ||
+      (n_in > 0 && (st = api->Node_GetInputs(fused_node, inputs, n_in)) != NULL) ||
+      (st = actx_ep_node_output(api, fused_node, &y)) != NULL ||
+      (st = value_name(api, y, &y_name)) != NULL)
+    goto done;
+  for (size_t i = 0; i < n && st == NULL && is_chain; i++) {
+    st = read_chain_node(api, graph_nodes[i], &nodes[i]);
+    is_chain = nodes[i].kernel != NULL;
+  }
+  if (st != NULL || !is_chain || y_name == NULL) goto done;
+  /* each step after the ones it reads */
+  for (size_t placed = 0; placed < n && is_chain;) {
+    bool progress = false;
+    for (size_t i = 0; i < n; i++) {
+      if (nodes[i].placed) continue;
+      int operand[ACTX_BF16_MAX_INPUTS];
+      /* inputs the node leaves out at its end (a Clip without max) are absent */
+      for (size_t j = 0; j < ACTX_BF16_MAX_INPUTS; j++) operand[j] = ACTX_BF16_CHAIN_ABSENT;
+      bool ready = true;
+      for (size_t j = 0; j < nodes[i].n_inputs && ready && st == NULL; j++)
+        st = operand_of(api, nodes[i].input[j], nodes, order, placed, inputs, n_in, &operand[j],
+                        &ready);
+      if (st != NULL) goto done;
+      if (!ready) continue;
+      steps[placed].kernel = nodes[i].kernel;
+      memcpy(steps[placed].operand, operand, sizeof operand);
+      order[placed++] = i;
+      nodes[i].placed = progress = true;
+    }
+    is_chain = progress;
+  }
+  if (!is_chain || strcmp(nodes[order[n - 1]].output, y_name) != 0) {
+    st = actx_ep_error(api, ORT_EP_FAIL, "a chain of %zu nodes whose steps do not lead to its "
+                                         "output '%s'", n, y_name);
+    goto done;
+  }
+  if ((k = calloc(1, sizeof *k)) == NULL) {
+    st = actx_ep_error(api, ORT_FAIL, "out of memory compiling a chain of %zu nodes", n);
+    goto done;
+  }
+  const char *first = NULL;
+  if (api->Node_GetName(graph_nodes[order[0]], &first) != NULL) first = NULL;
+  snprintf(k->label, sizeof k->label, "chain of %zu nodes from '%s'", n,
+           first != NULL ? first : "");
+  const char *why = NULL;
+  const actx_status as = actx_bf16_chain_create(steps, n, n_in, &k->chain, &why);
+  if (as != ACTX_OK) {
+    st = actx_ep_error(api, ORT_EP_FAIL, "%s: %s (%s)", k->label, why, actx_status_string(as));
+    goto done;
+  }
+  k->info.ort_version_supported = ORT_API_VERSION;
+  k->info.CreateState = chain_create_state;
+  k->info.Compute = chain_compute;
+  k->info.ReleaseState = chain_release_state;
+  k->api = api;
+  k->pool = pool;
+  k->n_inputs = n_in;
+  k->n_steps = n;
+  for (size_t s = 0; s < n; s++) {
+    k->kernels[s] = nodes[s].kernel;
+    nodes[s].kernel = NULL; /* the kernel's now */
+  }
+  *out = &k->info;
+  k = NULL;
+done:
+  for (size_t i = 0; i < n; i++) actx_bf16_kernel_destroy(nodes[i].kernel);
+  chain_kernel_free(k);
+  return st;
+}
