@@ -38,6 +38,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 # section times ORT, not numpy (set before numpy loads it).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
+from actx_ep import convert  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "models" / "manifest.txt"
@@ -65,13 +66,10 @@ NXRT_REGISTRATION = "nxrt_ep_cpu"
 RECORD_ASSIGNMENT = "session.record_ep_graph_assignment_info"
 
 #: Ops ORT's CPU EP runs on bfloat16 by moving bytes only (no arithmetic): on ORT's side of a twin
-#: they are expected; any other bfloat16 node there is compute the EP left to ORT.
-ORT_BF16_MOVERS = {"Identity", "Transpose", "Cast", "Reshape", "Concat", "Slice", "Gather",
-                   "Split", "Unsqueeze", "Squeeze", "Shape", "Flatten", "Constant"}
-
-
-#: The ONNX ops of the exact-activation service (src/ops.h), which already run in bfloat16.
-ACTIVATION_OPS = {"Erf", "Tanh", "Sigmoid", "Gelu", "FastGelu", "BiasGelu", "QuickGelu"}
+#: they are expected; any other bfloat16 node there is compute the EP left to ORT. And the ONNX ops
+#: of the exact-activation service (src/ops.h), which already run in bfloat16.
+ORT_BF16_MOVERS = convert.ORT_BF16_MOVERS
+ACTIVATION_OPS = convert.ACTIVATION_OPS
 
 
 def bf16_service_ops() -> set:
@@ -140,7 +138,6 @@ def twins(name: str) -> Tuple[pathlib.Path, pathlib.Path]:
     under a temporary name and renamed (concurrent readers)."""
     import hashlib
 
-    from actx_ep import convert
 
     key = hashlib.sha256(pathlib.Path(convert.__file__).read_bytes()).hexdigest()[:12]
     src = original_path(name)
@@ -257,7 +254,6 @@ def assignment(s: Any) -> Dict[str, Dict[str, int]]:
 def bf16_left_to_ort(s: Any, twin: pathlib.Path) -> Dict[str, int]:
     """The twin's bfloat16 compute nodes (not byte movers) that ORT's CPU EP runs: none when the
     EP serves the whole twin."""
-    from actx_ep import convert
 
     compute = {n.name for n in convert.bf16_nodes(str(twin)) if n.op_type not in ORT_BF16_MOVERS}
     left: Dict[str, int] = {}

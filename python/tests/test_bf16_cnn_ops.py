@@ -140,3 +140,52 @@ def test_conv_transpose_on_actx_within_the_bound(case, devices):
 def ort_alone_run(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return session.run(None, {"x": x})[0].astype(np.float64)
+
+
+def more_ops_model() -> onnx.ModelProto:
+    """PRelu (a slope per channel), then the exact element-wise ops added with it (Softsign,
+    ThresholdedRelu, Round), then the transcendental ones (Elu, Softplus, Sin, Cos, Tan, Atan)."""
+    slope = numpy_helper.from_array(np.array([-0.5, 0.25, 2.0], np.float32).reshape(3, 1, 1), "s")
+    nodes = [helper.make_node("PRelu", ["x", "s"], ["p"]),
+             helper.make_node("Softsign", ["p"], ["q"]),
+             helper.make_node("ThresholdedRelu", ["q"], ["t"], alpha=-0.25),
+             helper.make_node("Mul", ["t", "eight"], ["m"]),
+             helper.make_node("Round", ["m"], ["exact"]),
+             helper.make_node("Elu", ["x"], ["e"], alpha=0.5),
+             helper.make_node("Softplus", ["e"], ["sp"]),
+             helper.make_node("Sin", ["sp"], ["si"]),
+             helper.make_node("Cos", ["si"], ["co"]),
+             helper.make_node("Tan", ["co"], ["ta"]),
+             helper.make_node("Atan", ["ta"], ["trans"])]
+    eight = numpy_helper.from_array(np.array(8, np.float32), "eight")
+    graph = helper.make_graph(
+        nodes, "more", [helper.make_tensor_value_info("x", F, [2, 3, 4, 5])],
+        [helper.make_tensor_value_info(o, F, [2, 3, 4, 5]) for o in ("exact", "trans")],
+        [slope, eight])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_prelu_and_the_added_unary_ops_on_actx(devices):
+    twin = convert.to_bfloat16(more_ops_model())
+    session = with_actx(twin.SerializeToString(), devices, policy="auto")
+    on = on_actx(session)
+    for op in ("PRelu", "Softsign", "ThresholdedRelu", "Round", "Elu", "Softplus", "Sin", "Cos",
+               "Tan", "Atan"):
+        assert on.get(op) == 1, (op, on)
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-4, 4, (2, 3, 4, 5)).astype(np.float32)
+    x.ravel()[:4] = [np.inf, -np.inf, -0.0, 1e-39]
+    exact, trans = session.run(None, {"x": x})
+    # the exact ones node by node in numpy float32, each result rounded
+    s = np.array([-0.5, 0.25, 2.0], np.float32).reshape(3, 1, 1)
+    xr = bf16_round(x)
+    p = bf16_round(np.where(xr < 0, s * xr, xr).astype(np.float32))
+    with np.errstate(invalid="ignore"):
+        q = bf16_round((p / (np.float32(1) + np.abs(p))).astype(np.float32))
+    t = bf16_round(np.where(q > np.float32(-0.25), q, np.float32(0)))
+    want = bf16_round(np.rint(bf16_round(t * np.float32(8))).astype(np.float32))
+    np.testing.assert_array_equal(exact.view(np.uint32), want.view(np.uint32))
+    # the transcendental ones against the float32 twin run by ORT alone
+    ref = ort.InferenceSession(convert.to_float32(twin).SerializeToString(),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[1]
+    np.testing.assert_allclose(trans, ref, rtol=0.05, atol=0.05)

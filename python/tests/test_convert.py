@@ -11,6 +11,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import actx_ep
 from actx_ep import convert
 
 F, BF, I64 = TensorProto.FLOAT, TensorProto.BFLOAT16, TensorProto.INT64
@@ -291,6 +292,45 @@ def test_float32_ops_keeps_named_ops_in_float32():
     assert t["c"] == BF and t["s"] == F and t["silu"] == BF
 
 
+def unserved_model() -> onnx.ModelProto:
+    """Served ops around two the EP cannot run in bfloat16 (InstanceNormalization,
+    LpNormalization)."""
+    rng = np.random.default_rng(2)
+    inits = [numpy_helper.from_array(rng.uniform(-1, 1, n).astype(np.float32), k)
+             for k, n in (("scale", 4), ("bias", 4))]
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("InstanceNormalization", ["r", "scale", "bias"], ["i"]),
+         helper.make_node("LpNormalization", ["i"], ["p"], axis=1),
+         helper.make_node("Neg", ["p"], ["y"])],
+        "u", [helper.make_tensor_value_info("x", F, [2, 4, 5, 6])],
+        [helper.make_tensor_value_info("y", F, [2, 4, 5, 6])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_ops_the_ep_cannot_run_stay_float32_so_the_twin_loads(devices):
+    twin = convert.to_bfloat16(unserved_model())
+    t = types_of(twin)
+    assert t["r"] == BF and t["y"] == F  # the served ones in bfloat16
+    for op in ("InstanceNormalization", "LpNormalization"):
+        node = next(n for n in twin.graph.node if n.op_type == op)
+        assert all(t[v] == F for v in list(node.input) + list(node.output) if v), op
+    assert "float32_ops=InstanceNormalization,LpNormalization" in twin.metadata_props[-1].value
+    so = ort.SessionOptions()
+    so.add_provider_for_devices(list(devices), actx_ep.provider_options("auto"))
+    s = ort.InferenceSession(twin.SerializeToString(), so)
+    x = np.random.default_rng(0).uniform(-2, 2, (2, 4, 5, 6)).astype(np.float32)
+    got = s.run(None, {"x": x})[0]
+    want = ort.InferenceSession(convert.to_float32(twin).SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
+    # every op in bfloat16 where its schema allows: ORT then names the node it cannot run
+    every = convert.to_bfloat16(unserved_model(), only_actx_ops=False)
+    assert types_of(every)["i"] == BF
+    with pytest.raises(Exception, match="InstanceNormalization"):
+        ort.InferenceSession(every.SerializeToString(), so)
+
+
 def test_bad_input_not_a_model(tmp_path):
     p = tmp_path / "x.onnx"
     p.write_bytes(b"not a model at all")
@@ -334,7 +374,12 @@ def test_bad_input_unknown_op():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
                                             helper.make_opsetid("example.org", 1)], ir_version=8)
     with pytest.raises(convert.ConversionError, match="Frobnicate.*unknown to the converter"):
-        convert.to_bfloat16(m)
+        convert.to_bfloat16(m, only_actx_ops=False)
+    # by default an op the EP does not run stays float32, known to onnx or not
+    m.graph.node[0].input[0] = "r"
+    m.graph.node.insert(0, helper.make_node("Relu", ["x"], ["r"]))
+    t = types_of(convert.to_bfloat16(m))
+    assert t["r"] == BF and t["y"] == F
 
 
 def if_model(compute_outside: bool) -> onnx.ModelProto:
@@ -384,3 +429,8 @@ def test_command_line(tmp_path, capsys):
     assert "already holds bfloat16" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         convert.main([str(src), str(dst)])  # neither --bfloat16 nor --float32
+    onnx.save(unserved_model(), str(src))
+    assert convert.main(["--bfloat16", str(src), str(dst)]) == 0
+    assert types_of(onnx.load(str(dst)))["i"] == F
+    assert convert.main(["--bfloat16", "--every-op", str(src), str(dst)]) == 0
+    assert types_of(onnx.load(str(dst)))["i"] == BF

@@ -147,8 +147,9 @@ void actx_bf16_kernel_destroy(actx_bf16_kernel *kernel);
  * HardSwish written out as Add, Clip, Mul, Div), computed in one pass over memory instead of a
  * pass a node. Each step's result is rounded to bfloat16 exactly as its own kernel rounds it,
  * so a chain's output has the bits of running its nodes one by one: only the passes between
- * them go. Steps: Add, Sub, Mul, Div, Clip and the table-driven unary ops (Relu, LeakyRelu,
- * HardSigmoid, HardSwish, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Floor, Ceil). A run where every
+ * them go. Steps: Add, Sub, Mul, Div, PRelu, Clip and the table-driven unary ops (Relu,
+ * LeakyRelu, HardSigmoid, HardSwish, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Floor, Ceil, Elu,
+ * ThresholdedRelu, Softplus, Softsign, Round, Sin, Cos, Tan, Atan). A run where every
  * step's result has the output's shape, and every Clip bound is an input, is one pass; any
  * other (a broadcast that grows along the chain) runs the steps' kernels one by one. */
 #define ACTX_BF16_CHAIN_MAX_STEPS 32

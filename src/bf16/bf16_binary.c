@@ -1,8 +1,11 @@
-/* The binary family: Add, Sub, Mul, Div, Pow, and the variadic Max / Min, with numpy
+/* The binary family: Add, Sub, Mul, Div, PRelu, Pow, and the variadic Max / Min, with numpy
  * broadcasting of every input together (bf16_elementwise.h's walk: same shapes run as one
  * stretch, a scalar or a broadcast row as a held input). Each element: inputs widened, one
  * float32 op, rounded once (a NaN comes out quiet, by actx_nan_rule: a NaN operand's own, the
  * first if both are; one made from numbers, 0 / 0 or pow(-2, 0.5), the positive quiet NaN).
+ *
+ * PRelu(x, slope) = x < 0 ? slope · x : x, ORT's float32 kernel's (PRelu(-0) = -0); its slope
+ * must broadcast to x's shape (ONNX's unidirectional broadcasting).
  *
  * Pow's exponent may be bfloat16, float32 or int64 (Pow-13/15's T1): y = powf(x, e). An int64
  * e is converted to float32 (exact up to 2^24); beyond that, where the conversion could lose
@@ -27,6 +30,7 @@ typedef struct binary_state {
 #define op_sub(a, b) ((a) - (b))
 #define op_mul(a, b) ((a) * (b))
 #define op_div(a, b) ((a) / (b))
+#define op_prelu(a, b) ((a) < 0.0f ? (b) * (a) : (a))
 
 /* Max / Min over float32 bits, in integers so that the loop vectorises: the key maps the bits
  * to an unsigned integer in the order of the values, with -0 just below +0; a NaN operand
@@ -82,6 +86,7 @@ BINARY_PIECE_(add, op_add)
 BINARY_PIECE_(sub, op_sub)
 BINARY_PIECE_(mul, op_mul)
 BINARY_PIECE_(div, op_div)
+BINARY_PIECE_(prelu, op_prelu)
 
 static float pow_i64(float x, int64_t e) {
   if (e >= -(1 << 24) && e <= (1 << 24)) return powf(x, (float)e);
@@ -145,7 +150,8 @@ ACTX_BF16_VECTORISED static void piece_fold(const void *ctx, const unsigned char
 static actx_status binary_create(const actx_bf16_node *node, void **out, const char **why) {
   switch (node->op) {
     case ACTX_BF16_OP_ADD: case ACTX_BF16_OP_SUB: case ACTX_BF16_OP_MUL: case ACTX_BF16_OP_DIV:
-    case ACTX_BF16_OP_POW: case ACTX_BF16_OP_MAX: case ACTX_BF16_OP_MIN: break;
+    case ACTX_BF16_OP_PRELU: case ACTX_BF16_OP_POW: case ACTX_BF16_OP_MAX: case ACTX_BF16_OP_MIN:
+      break;
     default: return actx_bf16_fail(why, "not a binary operator");
   }
   for (size_t i = 0; i < node->n_inputs; i++) {
@@ -180,6 +186,8 @@ static actx_status binary_shapes(const void *state, const actx_tensor *in, size_
   actx_shape shape;
   const actx_status st = actx_bf16_broadcast_inputs(in, n_in, elems, &shape, why);
   if (st != ACTX_OK) return st;
+  if (s->op == ACTX_BF16_OP_PRELU && !actx_shape_equal(&shape, &in[0].shape))
+    return actx_bf16_fail(why, "PRelu's slope must broadcast to X's shape");
   out[0].elem = ACTX_ELEM_BF16;
   out[0].shape = shape;
   return ACTX_OK;
@@ -202,6 +210,7 @@ static actx_status binary_run(const void *state, const actx_tensor *in, size_t n
     case ACTX_BF16_OP_SUB: piece = piece_sub; break;
     case ACTX_BF16_OP_MUL: piece = piece_mul; break;
     case ACTX_BF16_OP_DIV: piece = piece_div; break;
+    case ACTX_BF16_OP_PRELU: piece = piece_prelu; break;
     case ACTX_BF16_OP_POW: piece = piece_pow, ctx = &s->exponent_elem, ns = ACTX_WALK_NS_POW; break;
     default: piece = piece_fold, ctx = &fold, ns = ACTX_WALK_NS_FOLD; break;
   }
@@ -216,6 +225,7 @@ static bool binary_chain_form(const void *state, actx_bf16_chain_form *form) {
     case ACTX_BF16_OP_SUB: form->kind = ACTX_CHAIN_SUB; break;
     case ACTX_BF16_OP_MUL: form->kind = ACTX_CHAIN_MUL; break;
     case ACTX_BF16_OP_DIV: form->kind = ACTX_CHAIN_DIV; break;
+    case ACTX_BF16_OP_PRELU: form->kind = ACTX_CHAIN_PRELU; break;
     default: return false;
   }
   form->table = NULL;

@@ -171,6 +171,7 @@ CHAIN_INLINE void pass_binary(actx_bf16_chain_kind kind, const uint32_t *a, cons
     CHAIN_OP_(ACTX_CHAIN_ADD, x + y)
     CHAIN_OP_(ACTX_CHAIN_SUB, x - y)
     CHAIN_OP_(ACTX_CHAIN_MUL, x * y)
+    CHAIN_OP_(ACTX_CHAIN_PRELU, x < 0.0f ? y * x : x)
     default: CHAIN_OP_(ACTX_CHAIN_DIV, x / y)
 #undef CHAIN_OP_
   }

@@ -12,6 +12,7 @@ typedef enum actx_bf16_chain_kind {
   ACTX_CHAIN_SUB,
   ACTX_CHAIN_MUL,
   ACTX_CHAIN_DIV,
+  ACTX_CHAIN_PRELU,
   ACTX_CHAIN_CLIP,
   ACTX_CHAIN_TABLE
 } actx_bf16_chain_kind;

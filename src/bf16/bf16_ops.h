@@ -29,6 +29,15 @@
   X(Floor, FLOOR, "", unary, 1, 1, 1, 1, 13)                                       \
   X(Ceil, CEIL, "", unary, 1, 1, 1, 1, 13)                                         \
   X(Clip, CLIP, "", unary, 1, 3, 1, 1, 13)                                         \
+  X(Elu, ELU, "", unary, 1, 1, 1, 1, 22)                                           \
+  X(ThresholdedRelu, THRESHOLDED_RELU, "", unary, 1, 1, 1, 1, 22)                  \
+  X(Softplus, SOFTPLUS, "", unary, 1, 1, 1, 1, 22)                                 \
+  X(Softsign, SOFTSIGN, "", unary, 1, 1, 1, 1, 22)                                 \
+  X(Round, ROUND, "", unary, 1, 1, 1, 1, 22)                                       \
+  X(Sin, SIN, "", unary, 1, 1, 1, 1, 22)                                           \
+  X(Cos, COS, "", unary, 1, 1, 1, 1, 22)                                           \
+  X(Tan, TAN, "", unary, 1, 1, 1, 1, 22)                                           \
+  X(Atan, ATAN, "", unary, 1, 1, 1, 1, 22)                                         \
   /* binary with numpy broadcasting (Max / Min: 1 to 8 inputs) */                  \
   X(Add, ADD, "", binary, 2, 2, 1, 1, 13, 14)                                      \
   X(Sub, SUB, "", binary, 2, 2, 1, 1, 13, 14)                                      \
@@ -37,6 +46,7 @@
   X(Pow, POW, "", binary, 2, 2, 1, 1, 13, 15)                                      \
   X(Max, MAX, "", binary, 1, 8, 1, 1, 13)                                          \
   X(Min, MIN, "", binary, 1, 8, 1, 1, 13)                                          \
+  X(PRelu, PRELU, "", binary, 2, 2, 1, 1, 16)                                      \
   /* comparisons (bool out) and Where */                                           \
   X(Equal, EQUAL, "", compare, 2, 2, 1, 1, 13, 19)                                 \
   X(Less, LESS, "", compare, 2, 2, 1, 1, 13)                                       \

@@ -15,10 +15,16 @@
  *   Clip(x) = min(max(x, lo), hi): a NaN x stays NaN, a NaN bound bounds nothing, lo > hi gives
  *            hi everywhere; an absent bound is bfloat16's lowest / largest finite value (ONNX
  *            Clip-13's numeric_limits default), so Clip(+-Inf) without bounds is +-max finite
+ *   Elu(x) = x >= 0 ? x : alpha * (exp(x) - 1)   (ORT's: exp(x) - 1, not expm1)
+ *   ThresholdedRelu(x) = x > alpha ? x : 0         (so a NaN gives 0, as ORT's)
+ *   Softplus(x) = x > 0 ? x + log1p(exp(-x)) : log1p(exp(x))   (no overflow)
+ *   Softsign(x) = x / (1 + |x|)                    (±Inf gives NaN, as ORT's)
+ *   Round(x): to nearest, ties to even (rint)
+ *   Sin, Cos, Tan, Atan: the C library's
  *   Sqrt, Reciprocal (1 / x), Neg, Abs, Floor, Ceil: IEEE-exact in float32
  *   Exp, Log: the C library's expf / logf (glibc's are within 1 float32 ulp, not correctly
  *            rounded); the tests bound every finite result within 1 bfloat16 ulp of exp / log
- *            computed in double.
+ *            computed in double, and so for Softplus, Sin, Cos, Tan and Atan.
  * A NaN in gives a quiet NaN out (rounding makes it quiet and keeps its sign and top payload);
  * a NaN made from a number (sqrt(-1), log(-1)) is the positive quiet NaN 0x7FC0 on every ISA. */
 #include <math.h>
@@ -79,6 +85,40 @@ static float f_ceil(float x, const unary_params *p) {
   (void)p;
   return ceilf(x);
 }
+static float f_elu(float x, const unary_params *p) {
+  return x >= 0.0f ? x : p->alpha * (expf(x) - 1.0f);
+}
+static float f_thresholded_relu(float x, const unary_params *p) {
+  return x > p->alpha ? x : 0.0f;
+}
+static float f_softplus(float x, const unary_params *p) {
+  (void)p;
+  return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+}
+static float f_softsign(float x, const unary_params *p) {
+  (void)p;
+  return x / (1.0f + fabsf(x));
+}
+static float f_round(float x, const unary_params *p) {
+  (void)p;
+  return rintf(x);
+}
+static float f_sin(float x, const unary_params *p) {
+  (void)p;
+  return sinf(x);
+}
+static float f_cos(float x, const unary_params *p) {
+  (void)p;
+  return cosf(x);
+}
+static float f_tan(float x, const unary_params *p) {
+  (void)p;
+  return tanf(x);
+}
+static float f_atan(float x, const unary_params *p) {
+  (void)p;
+  return atanf(x);
+}
 /* alpha / beta hold Clip's bounds here */
 static float f_clip(float x, const unary_params *p) { return actx_clip_f32(x, p->alpha, p->beta); }
 
@@ -96,7 +136,16 @@ static float f_clip(float x, const unary_params *p) { return actx_clip_f32(x, p-
   X(LOG, f_log, 0.0f, 0.0f, 0)                         \
   X(FLOOR, f_floor, 0.0f, 0.0f, 0)                     \
   X(CEIL, f_ceil, 0.0f, 0.0f, 0)                       \
-  X(CLIP, f_clip, 0.0f, 0.0f, 0)
+  X(CLIP, f_clip, 0.0f, 0.0f, 0)                       \
+  X(ELU, f_elu, 1.0f, 0.0f, 1)                         \
+  X(THRESHOLDED_RELU, f_thresholded_relu, 1.0f, 0.0f, 1) \
+  X(SOFTPLUS, f_softplus, 0.0f, 0.0f, 0)               \
+  X(SOFTSIGN, f_softsign, 0.0f, 0.0f, 0)               \
+  X(ROUND, f_round, 0.0f, 0.0f, 0)                     \
+  X(SIN, f_sin, 0.0f, 0.0f, 0)                         \
+  X(COS, f_cos, 0.0f, 0.0f, 0)                         \
+  X(TAN, f_tan, 0.0f, 0.0f, 0)                         \
+  X(ATAN, f_atan, 0.0f, 0.0f, 0)
 
 typedef float (*unary_fn)(float x, const unary_params *p);
 

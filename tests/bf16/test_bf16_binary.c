@@ -24,6 +24,7 @@ static float ref_op(actx_bf16_op op, float a, float b) {
     case ACTX_BF16_OP_SUB: return ref_nan(a - b, a, b);
     case ACTX_BF16_OP_MUL: return ref_nan(a * b, a, b);
     case ACTX_BF16_OP_DIV: return ref_nan(a / b, a, b);
+    case ACTX_BF16_OP_PRELU: return ref_nan(a < 0 ? b * a : a, a, b);
     case ACTX_BF16_OP_POW: return ref_nan(powf(a, b), a, b);
     case ACTX_BF16_OP_MAX: return ref_max(a, b);
     case ACTX_BF16_OP_MIN: return ref_min(a, b);
@@ -169,8 +170,8 @@ static void test_random_broadcasts(void) {
   }
 }
 
-/* Every pair of edge values, same shape. */
-static void test_edge_pairs(void) {
+/* Every pair of edge values, same shape, through op. */
+static void check_edge_pairs(actx_bf16_op op) {
   enum { N = N_EDGES * N_EDGES };
   uint16_t a[N], b[N];
   for (size_t i = 0; i < N; i++) {
@@ -178,26 +179,64 @@ static void test_edge_pairs(void) {
     b[i] = edges[i % N_EDGES];
   }
   const int64_t dims[] = {N};
-  for (size_t o = 0; o < N_OPS; o++) {
-    actx_bf16_kernel *k = binary_kernel(ops[o], 2, ACTX_ELEM_BF16);
-    actx_tensor in[2] = {tensor_of(ACTX_ELEM_BF16, shape_of(1, dims), a),
-                         tensor_of(ACTX_ELEM_BF16, shape_of(1, dims), b)};
-    actx_tensor out;
-    void *block;
-    const char *why;
-    CHECK(run_kernel(k, in, 2, &out, &block, &why) == ACTX_OK);
-    for (size_t i = 0; i < N; i++, values_compared++) {
-      const uint16_t y = ((uint16_t *)out.data)[i];
-      CHECK(y == ref_round(ref_op(ops[o], ref_widen(a[i]), ref_widen(b[i]))));
-      if (isnan(ref_widen(a[i])) || isnan(ref_widen(b[i]))) {
-        /* a NaN in gives a quiet NaN, but for Pow's pow(x, 0) = 1 and pow(1, y) = 1 */
-        if (ops[o] != ACTX_BF16_OP_POW) CHECK(is_quiet_nan(y));
-      }
-    }
-    free(block);
-    actx_bf16_kernel_destroy(k);
+  actx_bf16_kernel *k = binary_kernel(op, 2, ACTX_ELEM_BF16);
+  actx_tensor in[2] = {tensor_of(ACTX_ELEM_BF16, shape_of(1, dims), a),
+                       tensor_of(ACTX_ELEM_BF16, shape_of(1, dims), b)};
+  actx_tensor out;
+  void *block;
+  const char *why;
+  CHECK(run_kernel(k, in, 2, &out, &block, &why) == ACTX_OK);
+  for (size_t i = 0; i < N; i++, values_compared++) {
+    const uint16_t y = ((uint16_t *)out.data)[i];
+    CHECK(y == ref_round(ref_op(op, ref_widen(a[i]), ref_widen(b[i]))));
+    /* a NaN in gives a quiet NaN, but for Pow's pow(x, 0) = 1 and pow(1, y) = 1, and PRelu's
+     * NaN slope of an x >= 0 */
+    if ((isnan(ref_widen(a[i])) || isnan(ref_widen(b[i]))) && op != ACTX_BF16_OP_POW &&
+        op != ACTX_BF16_OP_PRELU)
+      CHECK(is_quiet_nan(y));
   }
+  free(block);
+  actx_bf16_kernel_destroy(k);
 }
+
+static void test_edge_pairs(void) {
+  for (size_t o = 0; o < N_OPS; o++) check_edge_pairs(ops[o]);
+}
+
+static uint16_t one2(actx_bf16_op op, uint16_t a, uint16_t b);
+
+/* PRelu: its slope broadcast to X's shape every way (one pass, and split), every pair of edge
+ * values (PRelu(-0) = -0; a NaN slope matters only for a negative x), a slope that would grow X
+ * refused. */
+static void test_prelu(void) {
+  const actx_shape pairs[][2] = {
+      {S(2, 3, 4), S(2, 3, 4)}, {S(2, 3), S0},       {S(2, 3, 4, 5), S(3, 1, 1)},
+      {S(4, 5), S(5)},          {S(4, 5), S(4, 1)},  {S(0, 3), S(3)},
+      {S(7, 33), S(1)},         {S0, S0},
+  };
+  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+    check_shapes(ACTX_BF16_OP_PRELU, 2, pairs[p], NULL);
+  const actx_shape big[2] = {S(1, 64, 40, 40), S(64, 1, 1)};
+  last_num_tasks = 0;
+  check_shapes(ACTX_BF16_OP_PRELU, 2, big, &test_par);
+  CHECK(last_num_tasks >= 2);
+  check_edge_pairs(ACTX_BF16_OP_PRELU);
+  CHECK(one2(ACTX_BF16_OP_PRELU, 0x8000, 0xC000) == 0x8000); /* PRelu(-0, -2) = -0 */
+  CHECK(one2(ACTX_BF16_OP_PRELU, 0x4000, 0x7FC0) == 0x4000); /* a NaN slope, x >= 0: x */
+  CHECK(one2(ACTX_BF16_OP_PRELU, 0xC000, 0x3F00) == 0xBF80); /* -2 · 0.5 */
+  /* a slope that does not broadcast to X's shape */
+  actx_bf16_kernel *k = binary_kernel(ACTX_BF16_OP_PRELU, 2, ACTX_ELEM_BF16);
+  uint16_t x[3] = {0}, sl[6] = {0};
+  actx_tensor grow[2] = {tensor_of(ACTX_ELEM_BF16, S(3), x),
+                         tensor_of(ACTX_ELEM_BF16, S(2, 3), sl)};
+  actx_tensor shape;
+  const char *why = NULL;
+  CHECK(actx_bf16_kernel_shapes(k, grow, 2, &shape, 1, &why) == ACTX_ERROR_INVALID_ARGUMENT &&
+        why != NULL && strstr(why, "broadcast to X") != NULL);
+  cases++;
+  actx_bf16_kernel_destroy(k);
+}
+
 
 /* A 1-element op by its bits. */
 static uint16_t one2(actx_bf16_op op, uint16_t a, uint16_t b) {
@@ -382,6 +421,7 @@ int main(void) {
   test_broadcasts();
   test_random_broadcasts();
   test_edge_pairs();
+  test_prelu();
   test_semantics();
   test_memory_and_errors();
   return finish("test_bf16_binary");

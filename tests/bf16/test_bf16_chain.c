@@ -194,9 +194,11 @@ static void check_lcnet(actx_shape s, bool odd) {
 /* Each binary op with its operands in each arrangement, the other input of shape other. */
 static void check_binary_kinds(actx_shape x, actx_shape other) {
   static const actx_bf16_op ops[] = {ACTX_BF16_OP_ADD, ACTX_BF16_OP_SUB, ACTX_BF16_OP_MUL,
-                                     ACTX_BF16_OP_DIV};
-  for (size_t o = 0; o < 4; o++)
+                                     ACTX_BF16_OP_DIV, ACTX_BF16_OP_PRELU};
+  for (size_t o = 0; o < 5; o++)
     for (int arrangement = 0; arrangement < 3; arrangement++) {
+      /* PRelu's slope must not grow its x: no input x under a whole step's slope */
+      if (ops[o] == ACTX_BF16_OP_PRELU && arrangement == 1) continue;
       chain_case c = {.name = "binary", .n_in = 2, .shapes = {x, other}};
       step2(&c, ACTX_BF16_OP_ADD, IN(0), IN(1));
       if (arrangement == 0) step2(&c, ops[o], STEP(0), IN(1));
@@ -206,17 +208,23 @@ static void check_binary_kinds(actx_shape x, actx_shape other) {
     }
 }
 
-/* Every table op after a Sub (so its input is a rounded result), and LeakyRelu's alpha. */
+/* Every table op after a Sub (so its input is a rounded result), with an alpha where it has
+ * one. */
 static void check_table_kinds(void) {
   static const actx_bf16_op ops[] = {
       ACTX_BF16_OP_RELU, ACTX_BF16_OP_LEAKY_RELU, ACTX_BF16_OP_HARD_SIGMOID,
       ACTX_BF16_OP_HARD_SWISH, ACTX_BF16_OP_SQRT, ACTX_BF16_OP_RECIPROCAL, ACTX_BF16_OP_NEG,
-      ACTX_BF16_OP_ABS, ACTX_BF16_OP_EXP, ACTX_BF16_OP_LOG, ACTX_BF16_OP_FLOOR, ACTX_BF16_OP_CEIL};
+      ACTX_BF16_OP_ABS, ACTX_BF16_OP_EXP, ACTX_BF16_OP_LOG, ACTX_BF16_OP_FLOOR, ACTX_BF16_OP_CEIL,
+      ACTX_BF16_OP_ELU, ACTX_BF16_OP_THRESHOLDED_RELU, ACTX_BF16_OP_SOFTPLUS,
+      ACTX_BF16_OP_SOFTSIGN, ACTX_BF16_OP_ROUND, ACTX_BF16_OP_SIN, ACTX_BF16_OP_COS,
+      ACTX_BF16_OP_TAN, ACTX_BF16_OP_ATAN};
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
     chain_case c = {.name = actx_bf16_op_info_get(ops[o])->name, .n_in = 2,
                     .shapes = {dims4(2, 3, 5, 37), dims4(1, 3, 1, 1)}};
     step2(&c, ACTX_BF16_OP_SUB, IN(0), IN(1));
-    step1(&c, op_kernel(ops[o], 1, 0, ops[o] == ACTX_BF16_OP_LEAKY_RELU ? 0.3f : 0.0f), STEP(0));
+    const bool alpha = ops[o] == ACTX_BF16_OP_LEAKY_RELU || ops[o] == ACTX_BF16_OP_ELU ||
+                       ops[o] == ACTX_BF16_OP_THRESHOLDED_RELU;
+    step1(&c, op_kernel(ops[o], 1, 0, alpha ? 0.3f : 0.0f), STEP(0));
     step1(&c, op_kernel(ACTX_BF16_OP_NEG, 1, 0, 0.0f), STEP(1));
     check_case(&c, o & 1);
   }

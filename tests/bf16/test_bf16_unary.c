@@ -32,6 +32,16 @@ static float ref_f32(actx_bf16_op op, float x, const ref_params *p) {
     case ACTX_BF16_OP_LOG: return logf(x);
     case ACTX_BF16_OP_FLOOR: return floorf(x);
     case ACTX_BF16_OP_CEIL: return ceilf(x);
+    /* ORT's: exp(x) - 1 (not expm1), x > alpha (a NaN gives 0), x / (1 + |x|) (Inf: NaN) */
+    case ACTX_BF16_OP_ELU: return x >= 0.0f ? x : p->alpha * (expf(x) - 1.0f);
+    case ACTX_BF16_OP_THRESHOLDED_RELU: return x > p->alpha ? x : 0.0f;
+    case ACTX_BF16_OP_SOFTPLUS: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+    case ACTX_BF16_OP_SOFTSIGN: return x / (1.0f + fabsf(x));
+    case ACTX_BF16_OP_ROUND: return rintf(x);
+    case ACTX_BF16_OP_SIN: return sinf(x);
+    case ACTX_BF16_OP_COS: return cosf(x);
+    case ACTX_BF16_OP_TAN: return tanf(x);
+    case ACTX_BF16_OP_ATAN: return atanf(x);
     case ACTX_BF16_OP_CLIP: { /* alpha, beta: the bounds */
       float v = x < p->alpha ? p->alpha : x;
       return p->beta < v ? p->beta : v;
@@ -56,6 +66,12 @@ static double ref_f64(actx_bf16_op op, double x, const ref_params *p) {
     case ACTX_BF16_OP_RECIPROCAL: return 1 / x;
     case ACTX_BF16_OP_EXP: return exp(x);
     case ACTX_BF16_OP_LOG: return log(x);
+    case ACTX_BF16_OP_SOFTPLUS: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+    case ACTX_BF16_OP_SIN: return sin(x);
+    case ACTX_BF16_OP_COS: return cos(x);
+    case ACTX_BF16_OP_TAN: return tan(x);
+    case ACTX_BF16_OP_ATAN: return atan(x);
+    case ACTX_BF16_OP_ROUND: return nearbyint(x);
     default: return ref_f32(op, (float)x, p);
   }
 }
@@ -71,7 +87,9 @@ static const actx_bf16_op unary_ops[] = {
     ACTX_BF16_OP_RELU, ACTX_BF16_OP_LEAKY_RELU, ACTX_BF16_OP_HARD_SIGMOID,
     ACTX_BF16_OP_HARD_SWISH, ACTX_BF16_OP_SQRT, ACTX_BF16_OP_RECIPROCAL, ACTX_BF16_OP_NEG,
     ACTX_BF16_OP_ABS, ACTX_BF16_OP_EXP, ACTX_BF16_OP_LOG, ACTX_BF16_OP_FLOOR, ACTX_BF16_OP_CEIL,
-    ACTX_BF16_OP_CLIP};
+    ACTX_BF16_OP_CLIP, ACTX_BF16_OP_ELU, ACTX_BF16_OP_THRESHOLDED_RELU, ACTX_BF16_OP_SOFTPLUS,
+    ACTX_BF16_OP_SOFTSIGN, ACTX_BF16_OP_ROUND, ACTX_BF16_OP_SIN, ACTX_BF16_OP_COS,
+    ACTX_BF16_OP_TAN, ACTX_BF16_OP_ATAN};
 #define N_UNARY (sizeof unary_ops / sizeof unary_ops[0])
 
 static uint16_t all_inputs[65536];
@@ -112,7 +130,8 @@ static long check_all(actx_bf16_kernel *k, actx_bf16_op op, const ref_params *p,
       fprintf(stderr, "  op %d x=0x%04x: got 0x%04x want 0x%04x\n", (int)op, i, y[i], want);
     CHECK(y[i] == want);
     values_compared++;
-    if (isnan(x)) CHECK(is_quiet_nan(y[i])); /* NaN in: quiet NaN out */
+    /* NaN in: quiet NaN out (but ThresholdedRelu's x > alpha, false for NaN: 0, as ORT's) */
+    if (isnan(x)) CHECK(op == ACTX_BF16_OP_THRESHOLDED_RELU ? y[i] == 0 : is_quiet_nan(y[i]));
     const double t = ref_f64(op, (double)x, p);
     const float yf = ref_widen(y[i]);
     if (isfinite(yf) && isfinite(t)) {
@@ -151,7 +170,10 @@ static uint16_t one(actx_bf16_op op, const actx_bf16_attrs *attrs, uint16_t x) {
 static void test_all_inputs(void) {
   for (size_t i = 0; i < N_UNARY; i++) {
     const actx_bf16_op op = unary_ops[i];
-    const ref_params p = {op == ACTX_BF16_OP_LEAKY_RELU ? 0.01f : 0.2f, 0.5f};
+    /* the attributes' defaults: LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and 0.5, Elu's and
+     * ThresholdedRelu's alpha 1 */
+    const bool alpha_one = op == ACTX_BF16_OP_ELU || op == ACTX_BF16_OP_THRESHOLDED_RELU;
+    const ref_params p = {op == ACTX_BF16_OP_LEAKY_RELU ? 0.01f : alpha_one ? 1.0f : 0.2f, 0.5f};
     actx_bf16_kernel *k = unary_kernel(op, NULL);
     const long off = op == ACTX_BF16_OP_CLIP ? check_all(k, op, &(ref_params){ref_widen(0xFF7F),
                                                                        ref_widen(0x7F7F)},

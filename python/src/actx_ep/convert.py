@@ -16,6 +16,11 @@ What the bfloat16 twin holds:
   Resize scales, ConstantOfShape fills), and every slot whose schema wants float32 (Resize's roi
   and scales), stay float32. A data-path op whose schema has no bfloat16 (Range, say) or that the
   caller names in ``float32_ops`` runs in float32 between Casts.
+* **Only what runs in bfloat16**: by default an op type is computed in bfloat16 only where ORT
+  with actx's EP runs it so (:func:`actx_bf16_ops`: the EP's bfloat16 service and activations,
+  and the ops ORT itself runs on bfloat16 by moving bytes); any other (InstanceNormalization,
+  LpNormalization...) runs in float32 between Casts, on ORT's CPU EP, so every twin loads.
+  ``only_actx_ops=False`` (``--every-op``) computes every op whose schema allows it in bfloat16.
 * **Graph inputs and outputs float32** by default, with Casts at the edges
   (``keep_io_types=False`` makes the data inputs and outputs bfloat16 instead).
 * **The opset raised where an op's bfloat16 schema is newer** than the model's (Conv, pooling,
@@ -37,7 +42,7 @@ import sys
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 #: Bumped whenever a conversion's output changes: caches of converted models key on it.
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"
 
 #: The model metadata key the converter records itself under (version and options).
 METADATA_KEY = "actx_ep.convert"
@@ -63,6 +68,31 @@ _ORT_OPS: Dict[Tuple[str, str], Tuple[int, ...]] = {
     ("com.microsoft", "SkipSimplifiedLayerNormalization"): (1, 2),
     ("", "SimplifiedLayerNormalization"): (1,),
 }
+
+#: Ops ORT's CPU EP (1.30) runs on bfloat16 by moving bytes only, no arithmetic (measured, a
+#: one-node model each): a twin keeps them bfloat16.
+ORT_BF16_MOVERS = frozenset({
+    "Identity", "Transpose", "Cast", "CastLike", "Reshape", "Concat", "Slice", "Gather",
+    "GatherND", "GatherElements", "Split", "Unsqueeze", "Squeeze", "Shape", "Flatten", "Constant",
+    "Sign", "IsNaN", "IsInf",
+})
+#: ...and the one bfloat16 op it computes (the EP serves it too).
+ORT_BF16_OPS = ORT_BF16_MOVERS | {"LayerNormalization"}
+
+#: The ONNX ops of the EP's exact-activation service (src/ops.h), which run in bfloat16 too.
+ACTIVATION_OPS = frozenset({"Erf", "Tanh", "Sigmoid", "Gelu", "FastGelu", "BiasGelu", "QuickGelu"})
+
+
+def actx_bf16_ops() -> Set[str]:
+    """The op types ORT with actx's EP runs in bfloat16: the EP's bfloat16 service (its op list,
+    src/bf16/bf16_ops.h, generated into the package), its activations, and ORT_BF16_OPS."""
+    try:
+        from . import _bf16_ops
+    except ImportError as e:  # a source checkout: the list is made when the package is built
+        raise ImportError("actx_ep._bf16_ops is made by building the package (pip install "
+                          "./python); or convert with only_actx_ops=False") from e
+    return set(_bf16_ops.SERVICE_OPS) | set(ACTIVATION_OPS) | set(ORT_BF16_OPS)
+
 
 # Ops whose outputs hold facts about their input's shape, not its values: where the data path
 # stops and shape arithmetic starts.
@@ -446,14 +476,17 @@ def to_bfloat16(
     keep_io_types: bool = True,
     float32_ops: Iterable[str] = (),
     opset: Optional[int] = None,
+    only_actx_ops: bool = True,
 ) -> Any:
     """The bfloat16 twin of a float32 model (an ``onnx.ModelProto``, a path or bytes).
 
     ``keep_io_types``: graph inputs and outputs stay float32, with Casts at the edges (default);
     False makes the data-path ones bfloat16. ``float32_ops``: op types kept in float32 between
     Casts (also the way to convert a model with an op the converter does not know). ``opset``: an
-    ai.onnx opset to raise to at least. Raises :class:`ConversionError` naming what it cannot
-    convert.
+    ai.onnx opset to raise to at least. ``only_actx_ops``: op types outside
+    :func:`actx_bf16_ops` are kept in float32 too (default), so that the twin loads in ORT with
+    actx's EP; False computes every op whose schema allows it in bfloat16. Raises
+    :class:`ConversionError` naming what it cannot convert.
     """
     onnx, _ = _deps()
     from onnx import helper
@@ -463,6 +496,12 @@ def to_bfloat16(
         _sort(m.graph)
     _check(m, "the input")
     f32_ops = set(float32_ops)
+    if only_actx_ops:
+        # every op the EP and ORT cannot run in bfloat16, but those that never hold float data
+        # of their own (shape ops, Constant) and control flow (kept float32 anyway)
+        runs = actx_bf16_ops()
+        f32_ops |= {n.op_type for n in m.graph.node if n.op_type not in runs
+                    and n.op_type not in _SHAPE_OPS and not _subgraphs(n)}
     FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
     if any(t == BF16 for t in _all_tensor_types(m)):
         raise ConversionError(
@@ -848,12 +887,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--float32-ops", default="",
                    help="comma-separated op types kept in float32 between Casts")
     p.add_argument("--opset", type=int, default=None, help="raise the ai.onnx opset to at least N")
+    p.add_argument("--every-op", action="store_true",
+                   help="compute every op whose schema allows it in bfloat16 (default: only "
+                        "those ORT with actx's EP runs in bfloat16; the rest float32)")
     a = p.parse_args(argv)
     try:
         if a.bfloat16:
             ops = [o for o in a.float32_ops.split(",") if o]
             out = to_bfloat16(a.input, keep_io_types=not a.bf16_io, float32_ops=ops,
-                              opset=a.opset)
+                              opset=a.opset, only_actx_ops=not a.every_op)
         else:
             out = to_float32(a.input)
         save(out, a.output)
