@@ -189,3 +189,22 @@ def test_prelu_and_the_added_unary_ops_on_actx(devices):
     ref = ort.InferenceSession(convert.to_float32(twin).SerializeToString(),
                                providers=["CPUExecutionProvider"]).run(None, {"x": x})[1]
     np.testing.assert_allclose(trans, ref, rtol=0.05, atol=0.05)
+
+
+def test_instance_normalization_on_actx(devices):
+    rng = np.random.default_rng(6)
+    inits = [numpy_helper.from_array(rng.uniform(-2, 2, 5).astype(np.float32), "scale"),
+             numpy_helper.from_array(rng.uniform(-1, 1, 5).astype(np.float32), "b")]
+    node = helper.make_node("InstanceNormalization", ["x", "scale", "b"], ["y"], epsilon=1e-3)
+    graph = helper.make_graph([node], "in", [helper.make_tensor_value_info("x", F, [2, 5, 6, 7])],
+                              [helper.make_tensor_value_info("y", F, [2, 5, 6, 7])], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    twin = convert.to_bfloat16(m)
+    session = with_actx(twin.SerializeToString(), devices, policy="auto")
+    assert on_actx(session).get("InstanceNormalization") == 1
+    x = rng.uniform(-3, 3, (2, 5, 6, 7)).astype(np.float32)
+    got = session.run(None, {"x": x})[0]
+    want = ort.InferenceSession(convert.to_float32(twin).SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    # one float32 computation each, then our one rounding: within a bfloat16 ulp or so
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=2e-2)

@@ -1,8 +1,11 @@
 /* bf16_norm.c — LayerNormalization-17, SimplifiedLayerNormalization (RMS norm, ORT's, domain
- * ""), com.microsoft SkipLayerNormalization and SkipSimplifiedLayerNormalization, on bfloat16.
+ * ""), com.microsoft SkipLayerNormalization and SkipSimplifiedLayerNormalization, and
+ * InstanceNormalization-22, on bfloat16.
  *
  * A row is the elements normalised together: X's dims from axis on (LayerNormalization,
- * SimplifiedLayerNormalization; axis default -1), the last dim (the Skip ops). Per row, in
+ * SimplifiedLayerNormalization; axis default -1), the last dim (the Skip ops), one channel of
+ * one image (InstanceNormalization: X [N, C, spatial...], a row the spatial dims, its γ and β
+ * the channel's scale[c] and B[c], both required, of shape [C]). Per row, in
  * float32 from the widened inputs:
  *   Skip ops    v_i = (input_i + skip_i) + bias_i   (input_skip_bias_sum = round(v_i))
  *   others      v_i = x_i
@@ -31,7 +34,7 @@
 #include "bf16_elementwise.h"
 
 typedef struct norm_state {
-  bool skip, rms;
+  bool skip, rms, instance;
   int64_t axis;
   float epsilon;
   bool has_bias_in, has_beta; /* LayerNorm's B / Skip's beta; Skip's bias */
@@ -50,6 +53,7 @@ static actx_status norm_create(const actx_bf16_node *node, void **state, const c
   case ACTX_BF16_OP_SIMPLIFIED_LAYER_NORM: s.rms = true; break;
   case ACTX_BF16_OP_SKIP_LAYER_NORM: s.skip = true; break;
   case ACTX_BF16_OP_SKIP_SIMPLIFIED_LAYER_NORM: s.skip = s.rms = true; break;
+  case ACTX_BF16_OP_INSTANCE_NORM: s.instance = true; break;
   default: return actx_bf16_fail(why, "not a normalisation");
   }
   for (size_t i = 0; i < node->n_inputs; i++)
@@ -67,6 +71,14 @@ static actx_status norm_create(const actx_bf16_node *node, void **state, const c
     s.inv_output = 2;
     s.sum_output = 3;
     s.epsilon = 1e-12f;
+  } else if (s.instance) {
+    if (a->has_axis || a->has_stash_type)
+      return actx_bf16_fail(why, "InstanceNormalization has no axis or stash_type");
+    s.axis = 2; /* the spatial dims */
+    s.beta_input = 2;
+    s.bias_input = ACTX_BF16_MAX_INPUTS;
+    s.has_beta = true;
+    s.epsilon = 1e-5f;
   } else {
     if (a->has_axis) s.axis = a->axis;
     if (a->has_stash_type && a->stash_type != 1)
@@ -106,6 +118,7 @@ static actx_status norm_create(const actx_bf16_node *node, void **state, const c
 
 typedef struct norm_plan {
   int64_t rows, n;    /* rows of n elements each */
+  int64_t channels;   /* InstanceNormalization: C (row r is channel r mod C) */
   int64_t skip_elems; /* skip's elements: rows · n, or a divisor of it (broadcast over batch) */
   actx_shape stat_shape;
 } norm_plan;
@@ -142,6 +155,9 @@ static actx_status norm_plan_make(const norm_state *s, const actx_tensor *in, si
     if (r != 2 && r != 3)
       return actx_bf16_fail(why, "skip normalisation input must be 2-D or 3-D");
     axis = r - 1;
+  } else if (s->instance) {
+    if (r < 3) return actx_bf16_fail(why, "InstanceNormalization's X must be [N, C, spatial...]");
+    axis = 2;
   } else {
     if (s->axis < -r || s->axis >= r)
       return actx_bf16_fail(why, "normalisation axis out of range");
@@ -158,6 +174,7 @@ static actx_status norm_plan_make(const norm_state *s, const actx_tensor *in, si
     }
   }
   p->skip_elems = p->rows * p->n;
+  p->channels = r >= 2 ? x->dims[1] : 1;
   if (s->skip) {
     const actx_shape *k = &in[1].shape;
     bool ok = k->rank == x->rank && memcmp(k->dims, x->dims, x->rank * sizeof x->dims[0]) == 0;
@@ -175,6 +192,11 @@ static actx_status norm_plan_make(const norm_state *s, const actx_tensor *in, si
       if (in[i].shape.rank != 1 || in[i].shape.dims[0] != h)
         return actx_bf16_fail(why, "gamma, beta and bias must be 1-D of the hidden size");
     }
+  } else if (s->instance) {
+    for (size_t i = 1; i <= 2; i++)
+      if (!is_present(in, n_in, i) || in[i].shape.rank != 1 || in[i].shape.dims[0] != x->dims[1])
+        return actx_bf16_fail(why, "InstanceNormalization's scale and B must be 1-D of X's "
+                                   "channels");
   } else {
     for (size_t i = 1; i < n_in && i <= 2; i++)
       if (is_present(in, n_in, i) && !row_shaped(&in[i].shape, x, (size_t)axis))
@@ -269,7 +291,16 @@ ACTX_BF16_VECTORISED static float norm_sum(const float *restrict v, int64_t n, f
   return lane[0];
 }
 
-/* y_i = round(((v_i - μ) · r) · γ_i + β_i), or round((v_i · r) · γ_i) for the RMS norm. */
+/* y_i = round(((v_i - μ) · r) · γ_i + β_i), or round((v_i · r) · γ_i) for the RMS norm; γ and
+ * β a row's own (InstanceNormalization's channel scale and B: one value for the row) are
+ * norm_scale_one's. */
+ACTX_BF16_VECTORISED static void norm_scale_one(const float *restrict v, int64_t n, float mean,
+                                                float inv, float gamma, float beta,
+                                                unsigned char *restrict y) {
+  for (int64_t i = 0; i < n; i++)
+    actx_st_u16(y + 2 * i, actx_round_bits(actx_f32_bits(((v[i] - mean) * inv) * gamma + beta)));
+}
+
 ACTX_BF16_VECTORISED static void norm_scale(const float *restrict v, int64_t n, float mean,
                                             float inv, bool rms,
                                             const unsigned char *restrict gamma,
@@ -301,7 +332,13 @@ static void norm_row(const norm_job *job, int64_t row, float *v) {
   /* RMS: v_i - 0 is v_i exactly, so its sum is Σ v_i² */
   const float acc = norm_sum(v, n, s->rms ? 0.0f : mean, true);
   const float inv = 1.0f / sqrtf(acc / (float)n + s->epsilon);
-  norm_scale(v, n, mean, inv, s->rms, job->gamma, job->beta, job->y + at);
+  if (s->instance) {
+    const size_t c = 2 * (size_t)(row % job->p.channels);
+    norm_scale_one(v, n, mean, inv, actx_ld_bf16(job->gamma + c), actx_ld_bf16(job->beta + c),
+                   job->y + at);
+  } else {
+    norm_scale(v, n, mean, inv, s->rms, job->gamma, job->beta, job->y + at);
+  }
   if (job->mean_out != NULL) job->mean_out[row] = mean;
   if (job->inv_out != NULL) job->inv_out[row] = inv;
 }

@@ -68,6 +68,7 @@
   X(SkipSimplifiedLayerNormalization, SKIP_SIMPLIFIED_LAYER_NORM, "com.microsoft", \
     norm, 3, 4, 1, 4, 1)                                                           \
   X(BatchNormalization, BATCH_NORM, "", batch_norm, 5, 5, 1, 1, 14, 15)            \
+  X(InstanceNormalization, INSTANCE_NORM, "", norm, 3, 3, 1, 1, 22)                \
   /* oneDNN (bf16_dnnl.h) */                                                       \
   X(MatMul, MATMUL, "", matmul, 2, 2, 1, 1, 13)                                    \
   X(Gemm, GEMM, "", matmul, 2, 3, 1, 1, 13)                                        \

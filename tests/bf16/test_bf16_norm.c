@@ -1,5 +1,5 @@
 /* LayerNormalization / SimplifiedLayerNormalization / SkipLayerNormalization /
- * SkipSimplifiedLayerNormalization in bfloat16 (src/bf16/bf16_norm.c) against a double
+ * SkipSimplifiedLayerNormalization / InstanceNormalization in bfloat16 (src/bf16/bf16_norm.c) against a double
  * reference, row by row. The bound is the first-order error of the float32 computation the
  * kernel states (two-pass variance; each sum's error taken as a sequential sum's, (N - 1) u
  * Σ|terms|, which bounds the kernel's lanes too), carried through each step with
@@ -168,6 +168,75 @@ static void test_layer_norm(void) {
         free(bt);
       }
   }
+}
+
+/* InstanceNormalization: X [N, C, spatial...] of rank 3..5, each (image, channel) a row with
+ * the channel's scale and B (row_check with them repeated), epsilon set and not, split; and what
+ * it refuses. */
+static void test_instance_norm(void) {
+  const norm_case c = {ACTX_BF16_OP_INSTANCE_NORM, false, false, 1e-5f};
+  for (size_t rank = 3; rank <= 5; rank++)
+    for (int rep = 0; rep < 2; rep++) {
+      int64_t dims[5];
+      for (size_t d = 0; d < rank; d++) dims[d] = 1 + (int64_t)(rng_u32() % (d < 2 ? 4 : 9));
+      const actx_shape xs = shape_of(rank, dims);
+      const int64_t total = actx_shape_elements(&xs), C = dims[1], n = total / (dims[0] * C);
+      uint16_t *x = malloc((size_t)total * 2), sc[4], b[4];
+      fill_uniform(x, (size_t)total, rep ? 297.0f : -3.0f, rep ? 303.0f : 3.0f);
+      fill_uniform(sc, (size_t)C, -2.0f, 2.0f);
+      fill_uniform(b, (size_t)C, -1.0f, 1.0f);
+      const actx_elem elems[3] = {ACTX_ELEM_BF16, ACTX_ELEM_BF16, ACTX_ELEM_BF16};
+      actx_bf16_node node = node_make(c.op, 22, 3, elems, 1);
+      norm_case cc = c;
+      if (rep == 1) {
+        node.attrs.has_epsilon = true;
+        node.attrs.epsilon = cc.epsilon = 0.125f;
+      }
+      const actx_shape cs = shape_of(1, &C);
+      actx_tensor in[3] = {tensor_bf16(xs, x), tensor_bf16(cs, sc), tensor_bf16(cs, b)};
+      actx_tensor out[1];
+      const char *why = "";
+      const actx_status st = run_node(&node, in, 3, out, 1, &test_par, &why);
+      CHECK(st == ACTX_OK);
+      if (st != ACTX_OK) {
+        fprintf(stderr, "  refused: %s\n", why);
+        free(x);
+        continue;
+      }
+      uint16_t *g = malloc((size_t)n * 2), *bt = malloc((size_t)n * 2);
+      bool ok = true;
+      for (int64_t r = 0; r < dims[0] * C; r++) {
+        for (int64_t i = 0; i < n; i++) {
+          g[i] = sc[r % C];
+          bt[i] = b[r % C];
+        }
+        ok &= row_check(&cc, n, x + r * n, NULL, NULL, g, bt, (uint16_t *)out[0].data + r * n,
+                        NULL, NULL, NULL);
+      }
+      CHECK(ok);
+      outputs_free(out, 1);
+      free(g);
+      free(bt);
+      free(x);
+    }
+  /* refusals: X of rank 2, scale not [C], B missing, an axis attribute */
+  uint16_t x[24] = {0}, sc[3] = {0}, b[3] = {0};
+  const actx_elem elems[3] = {ACTX_ELEM_BF16, ACTX_ELEM_BF16, ACTX_ELEM_BF16};
+  const actx_bf16_node node = node_make(ACTX_BF16_OP_INSTANCE_NORM, 22, 3, elems, 1);
+  const int64_t d2[2] = {8, 3}, d3[3] = {2, 3, 4}, c3 = 3, c2 = 2;
+  actx_tensor in[3] = {tensor_bf16(shape_of(2, d2), x), tensor_bf16(shape_of(1, &c3), sc),
+                       tensor_bf16(shape_of(1, &c3), b)};
+  CHECK_FAILS(&node, in, 3, 1, "[N, C, spatial...]");
+  in[0] = tensor_bf16(shape_of(3, d3), x);
+  in[1] = tensor_bf16(shape_of(1, &c2), sc);
+  CHECK_FAILS(&node, in, 3, 1, "1-D of X's channels");
+  in[1] = tensor_bf16(shape_of(1, &c3), sc);
+  in[2] = ACTX_TENSOR_ABSENT;
+  CHECK_FAILS(&node, in, 3, 1, "1-D of X's channels");
+  actx_bf16_node with_axis = node;
+  with_axis.attrs.has_axis = true;
+  in[2] = tensor_bf16(shape_of(1, &c3), b);
+  CHECK_FAILS(&with_axis, in, 3, 1, "no axis");
 }
 
 /* The Skip ops: [B,S,H] input with skip [B,S,H], [1,S,H] or [S,H], 2-D input; beta and bias
@@ -452,6 +521,7 @@ static void test_misaligned(void) {
 }
 
 int main(void) {
+  test_instance_norm();
   test_split();
   test_misaligned();
   test_layer_norm();

@@ -18,7 +18,7 @@ What the bfloat16 twin holds:
   caller names in ``float32_ops`` runs in float32 between Casts.
 * **Only what runs in bfloat16**: by default an op type is computed in bfloat16 only where ORT
   with actx's EP runs it so (:func:`actx_bf16_ops`: the EP's bfloat16 service and activations,
-  and the ops ORT itself runs on bfloat16 by moving bytes); any other (InstanceNormalization,
+  and the ops ORT itself runs on bfloat16 by moving bytes); any other (Hardmax,
   LpNormalization...) runs in float32 between Casts, on ORT's CPU EP, so every twin loads.
   ``only_actx_ops=False`` (``--every-op``) computes every op whose schema allows it in bfloat16.
 * **Graph inputs and outputs float32** by default, with Casts at the edges
