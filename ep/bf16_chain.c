@@ -2,10 +2,12 @@
  *
  * GetCapability: among the nodes the service takes whose kernels can be chain steps, a value
  * that only such nodes read (and that is no graph output) joins its producer and its readers;
- * each set so joined with one value leaving it (its output) and 2 to ACTX_BF16_CHAIN_MAX_STEPS
- * nodes is handed to ORT as one node to fuse. No path can leave such a set and come back: every
- * other value it makes is read only inside it, and every node in it reaches the output. A set
- * with two values leaving stays single nodes.
+ * each set so joined with one value leaving it (its output), 2 to ACTX_BF16_CHAIN_MAX_STEPS
+ * nodes and at most ACTX_BF16_CHAIN_MAX_INPUTS values read from outside (constants included) is
+ * handed to ORT as one node to fuse. No path can leave such a set and come back: every other
+ * value it makes is read only inside it, and every node in it reaches the output. A set with
+ * two values leaving, or one that nothing reads (a fused node would have no output), stays
+ * single nodes.
  *
  * Compile: the fused graph's nodes are read again (the reader and kernel creation of the single
  * nodes), ordered so each reads only earlier ones, and mapped to the fused node's inputs by
@@ -26,11 +28,12 @@ static size_t find_root(size_t *parent, size_t i) {
 }
 
 /* Whether the value node i makes is read only by chaining nodes (their positions into
- * readers[], *n_readers of them) and is no graph output. */
+ * readers[], *n_readers of them) and is no graph output; *dead: nothing reads it at all. */
 static OrtStatus *internal_value(const OrtApi *api, const actx_ep_positions *positions,
                                  const OrtNode *node, const bool *pending, const bool *chains,
-                                 size_t *readers, size_t *n_readers, bool *internal) {
-  *internal = false;
+                                 size_t *readers, size_t *n_readers, bool *internal,
+                                 bool *dead) {
+  *internal = *dead = false;
   *n_readers = 0;
   const OrtValueInfo *y = NULL;
   OrtStatus *st = actx_ep_node_output(api, node, &y);
@@ -41,6 +44,7 @@ static OrtStatus *internal_value(const OrtApi *api, const actx_ep_positions *pos
   if ((st = actx_ep_value_consumers(api, y, consumers, ACTX_EP_MAX_CONSUMERS, &n,
                                     &graph_output)) != NULL)
     return st;
+  *dead = n == 0 && !graph_output;
   if (graph_output || n == 0 || n > ACTX_EP_MAX_CONSUMERS) return NULL;
   for (size_t c = 0; c < n; c++) {
     const size_t pos = actx_ep_position(positions, consumers[c]);
@@ -52,16 +56,48 @@ static OrtStatus *internal_value(const OrtApi *api, const actx_ep_positions *pos
   return NULL;
 }
 
+/* Whether the set's members[0..m) read at most ACTX_BF16_CHAIN_MAX_INPUTS distinct values from
+ * outside it (graph inputs, constants, other nodes' results): the fused node's inputs. */
+static OrtStatus *inputs_fit(const OrtApi *api, const OrtNode *const *members, size_t m,
+                             bool *fit) {
+  *fit = false;
+  const char *names[ACTX_BF16_CHAIN_MAX_INPUTS];
+  size_t n_names = 0;
+  for (size_t k = 0; k < m; k++) {
+    const OrtValueInfo *in[ACTX_BF16_MAX_INPUTS];
+    size_t n_in = 0;
+    OrtStatus *st = actx_ep_node_inputs(api, members[k], in, ACTX_BF16_MAX_INPUTS, &n_in);
+    if (st != NULL) return st;
+    for (size_t j = 0; j < n_in && j < ACTX_BF16_MAX_INPUTS; j++) {
+      const OrtNode *producer = NULL;
+      const char *name = NULL;
+      if (in[j] == NULL) continue;
+      if ((st = actx_ep_value_producer(api, in[j], &producer)) != NULL ||
+          (st = api->GetValueInfoName(in[j], &name)) != NULL)
+        return st;
+      bool inside = false, seen = false;
+      for (size_t q = 0; q < m && producer != NULL; q++) inside |= members[q] == producer;
+      for (size_t q = 0; q < n_names && name != NULL; q++) seen |= strcmp(names[q], name) == 0;
+      if (inside || seen || name == NULL) continue;
+      if (n_names == ACTX_BF16_CHAIN_MAX_INPUTS) return NULL;
+      names[n_names++] = name;
+    }
+  }
+  *fit = true;
+  return NULL;
+}
+
 OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
                                     const OrtNode *const *nodes, size_t n, bool *pending,
                                     const bool *chains, OrtEpGraphSupportInfo *support) {
   const OrtEpApi *ep_api = api->GetEpApi();
   size_t *parent = malloc((n ? n : 1) * sizeof *parent);
   size_t *size = calloc(n ? n : 1, sizeof *size), *exits = calloc(n ? n : 1, sizeof *exits);
+  bool *fused = calloc(n ? n : 1, sizeof *fused); /* by root: the set is handed to ORT */
   const OrtNode **members = malloc((n ? n : 1) * sizeof *members);
   actx_ep_positions positions = {0};
   OrtStatus *st = NULL;
-  if (parent == NULL || size == NULL || exits == NULL || members == NULL) {
+  if (parent == NULL || size == NULL || exits == NULL || fused == NULL || members == NULL) {
     st = actx_ep_error(api, ORT_FAIL, "out of memory finding chains in %zu nodes", n);
     goto done;
   }
@@ -70,12 +106,13 @@ OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
   for (size_t i = 0; i < n && st == NULL; i++) {
     if (!pending[i] || !chains[i]) continue;
     size_t readers[ACTX_EP_MAX_CONSUMERS], n_readers = 0;
-    bool internal = false;
+    bool internal = false, dead = false;
     st = internal_value(api, &positions, nodes[i], pending, chains, readers, &n_readers,
-                        &internal);
+                        &internal, &dead);
     if (st != NULL) break;
-    if (!internal) exits[i] = 1;
-    for (size_t r = 0; r < n_readers; r++) parent[find_root(parent, readers[r])] = find_root(parent, i);
+    if (!internal) exits[i] = dead ? 2 : 1; /* a dead end: no output to give the fused node */
+    for (size_t r = 0; r < n_readers; r++)
+      parent[find_root(parent, readers[r])] = find_root(parent, i);
   }
   if (st != NULL) goto done;
   /* per set (at its root): nodes and values leaving */
@@ -91,6 +128,10 @@ OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
       if (pending[i] && chains[i] && find_root(parent, i) == root) members[m++] = nodes[i];
+    bool fit = false;
+    if ((st = inputs_fit(api, members, m, &fit)) != NULL) break;
+    if (!fit) continue;
+    fused[root] = true;
     /* drop_constant_initializers false: the constants (a scale, Clip's bounds) are inputs */
     const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
                                          .drop_constant_initializers = false};
@@ -102,18 +143,15 @@ OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
                 "actx: %zu bfloat16 element-wise nodes as one chain, from node '%s'", m,
                 name != NULL ? name : "");
   }
-  /* the members of every set handed over (size counted at roots) are no longer pending */
-  for (size_t i = 0; i < n && st == NULL; i++) {
-    if (!pending[i] || !chains[i]) continue;
-    const size_t root = find_root(parent, i);
-    if (size[root] >= 2 && size[root] <= ACTX_BF16_CHAIN_MAX_STEPS && exits[root] == 1)
-      pending[i] = false;
-  }
+  /* the members of every set handed over are no longer pending */
+  for (size_t i = 0; i < n && st == NULL; i++)
+    if (pending[i] && chains[i] && fused[find_root(parent, i)]) pending[i] = false;
 done:
   actx_ep_positions_free(&positions);
   free(parent);
   free(size);
   free(exits);
+  free(fused);
   free(members);
   return st;
 }

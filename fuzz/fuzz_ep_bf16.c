@@ -230,10 +230,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (follow) {
     const char *f_in[2] = {"t0", strcmp(follow_op, "Mul") == 0 ? "fc" : "t0"}, *f_out[1] = {"o0"};
     if (strcmp(follow_op, "Mul") == 0) {
-      const uint16_t c = (uint16_t)(byte(&r) << 8 | byte(&r));
-      actx_model_add_initializer(m, "fc", out[0].elem_type == ACTX_ELEM_BFLOAT16 ? ACTX_ELEM_BFLOAT16
-                                                                                  : ACTX_ELEM_FLOAT16,
-                                 0, NULL, &c);
+      const unsigned hi = byte(&r), lo = byte(&r);
+      const uint16_t c = (uint16_t)(hi << 8 | lo);
+      const int32_t type =
+          out[0].elem_type == ACTX_ELEM_BFLOAT16 ? ACTX_ELEM_BFLOAT16 : ACTX_ELEM_FLOAT16;
+      actx_model_add_initializer(m, "fc", type, 0, NULL, &c);
     }
     actx_model_add_named_node(m, "f", follow_op, "", strcmp(follow_op, "Relu") == 0 ? 1 : 2, f_in,
                               1, f_out);

@@ -137,3 +137,46 @@ def test_two_values_leaving_stay_single_nodes(devices):
     sizes = actx_subgraph_sizes(session)
     assert 8 not in sizes, sizes
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_a_set_reading_more_values_than_a_chain_takes_runs_node_by_node(devices):
+    """17 Clips with bounds of their own read 35 values from outside: no chain (at most 32
+    inputs), each Clip a node of its own, the session loads and gives each node's bits."""
+    nodes, consts, prev = [], [], "x"
+    for k in range(17):
+        lo, hi = -4.0 + 0.125 * k, 4.0 - 0.0625 * k
+        consts += [numpy_helper.from_array(np.array(lo, np.float32), f"lo{k}"),
+                   numpy_helper.from_array(np.array(hi, np.float32), f"hi{k}")]
+        out = "y" if k == 16 else f"c{k}"
+        nodes.append(helper.make_node("Clip", [prev, f"lo{k}", f"hi{k}"], [out]))
+        prev = out
+    graph = helper.make_graph(nodes, "clips", [helper.make_tensor_value_info("x", F, SHAPE)],
+                              [helper.make_tensor_value_info("y", F, SHAPE)], consts)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    twin = convert.to_bfloat16(m)
+    session = with_actx(twin.SerializeToString(), devices, policy="auto")
+    assert max(actx_subgraph_sizes(session)) == 1, actx_subgraph_sizes(session)
+    x = np.random.default_rng(2).uniform(-6, 6, SHAPE).astype(np.float32)
+    got = session.run(None, {"x": x})[0]
+    v = bf16_round(x)
+    for k in range(17):
+        lo, hi = np.float32(-4.0 + 0.125 * k), np.float32(4.0 - 0.0625 * k)
+        v = np.where(v < lo, lo, v)
+        v = bf16_round(np.where(hi < v, hi, v).astype(np.float32))
+    np.testing.assert_array_equal(got.view(np.uint32), v.view(np.uint32))
+
+
+def test_a_set_whose_result_nothing_reads_runs_node_by_node(devices):
+    """Relu then Add whose result no node and no graph output reads: a fused node would have no
+    output, so the two stay single nodes and the session loads."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Add", ["r", "r"], ["dead"]),
+             helper.make_node("Neg", ["x"], ["y"])]
+    graph = helper.make_graph(nodes, "dead", [helper.make_tensor_value_info("x", F, SHAPE)],
+                              [helper.make_tensor_value_info("y", F, SHAPE)])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    twin = convert.to_bfloat16(m)
+    session = with_actx(twin.SerializeToString(), devices, policy="auto")
+    x = np.random.default_rng(3).uniform(-6, 6, SHAPE).astype(np.float32)
+    got = session.run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got.view(np.uint32), bf16_round(-bf16_round(x)).view(np.uint32))

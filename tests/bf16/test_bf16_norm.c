@@ -1,8 +1,8 @@
 /* LayerNormalization / SimplifiedLayerNormalization / SkipLayerNormalization /
- * SkipSimplifiedLayerNormalization / InstanceNormalization in bfloat16 (src/bf16/bf16_norm.c) against a double
- * reference, row by row. The bound is the first-order error of the float32 computation the
- * kernel states (two-pass variance; each sum's error taken as a sequential sum's, (N - 1) u
- * Σ|terms|, which bounds the kernel's lanes too), carried through each step with
+ * SkipSimplifiedLayerNormalization / InstanceNormalization in bfloat16 (src/bf16/bf16_norm.c)
+ * against a double reference, row by row. The bound is the first-order error of the float32
+ * computation the kernel states (two-pass variance; each sum's error taken as a sequential sum's,
+ * (N - 1) u Σ|terms|, which bounds the kernel's lanes too), carried through each step with
  * u = 2^-24 (see row_check), times 1.25 for the second-order terms, then the one final rounding
  * of each bfloat16 output; the float32 Mean / InvStdDev outputs within the same bound. */
 #include "bf16_test_run.h"
