@@ -79,11 +79,6 @@ OrtStatus *actx_ep_bf16_tensor(const OrtApi *api, const char *label, const OrtVa
   return NULL;
 }
 
-static OrtStatus *to_tensor(const bf16_kernel *k, const OrtValue *value, size_t index,
-                            actx_tensor *out) {
-  return actx_ep_bf16_tensor(k->api, k->label, value, index, out);
-}
-
 void actx_ep_bf16_parallel(const OrtApi *api, OrtKernelContext *context,
                            actx_ep_pool_facts *pool, const char *label,
                            actx_ep_ort_runner *runner, actx_parallel *par) {
@@ -128,7 +123,7 @@ static OrtStatus *kernel_compute(OrtKernelImpl *self, OrtKernelContext *context)
       if (st != NULL) return st;
       continue;
     }
-    if ((st = to_tensor(k, value, i, &in[i])) != NULL) return st;
+    if ((st = actx_ep_bf16_tensor(api, k->label, value, i, &in[i])) != NULL) return st;
     if (k->node.input_present[i] && in[i].elem != k->node.input_elems[i])
       return actx_ep_error(api, ORT_INVALID_ARGUMENT, "%s: input %zu is %s, the graph declares %s",
                            k->label, i, actx_ep_bf16_elem_name(in[i].elem),
@@ -173,7 +168,7 @@ static OrtStatus *kernel_prepack(OrtKernelImpl *self, const OrtValue *tensor, in
   *is_packed = false;
   if (input_index < 0 || (size_t)input_index >= k->node.n_inputs) return NULL;
   actx_tensor value;
-  OrtStatus *st = to_tensor(k, tensor, (size_t)input_index, &value);
+  OrtStatus *st = actx_ep_bf16_tensor(k->api, k->label, tensor, (size_t)input_index, &value);
   if (st != NULL) return st;
   bool packed = false;
   const char *why = NULL;

@@ -253,9 +253,8 @@ static bool plan_pass(const actx_bf16_chain *c, const actx_tensor *in,
   for (int pass_no = 0; pass_no < 2; pass_no++) {
     for (size_t s = 0; s < c->n_steps; s++) {
       const chain_step *st = &c->steps[s];
-      const size_t n_data = st->form.kind == ACTX_CHAIN_CLIP || st->form.kind == ACTX_CHAIN_TABLE
-                                ? 1
-                                : 2;
+      /* the operands read per element: all but Clip's bounds */
+      const size_t n_data = st->form.kind == ACTX_CHAIN_CLIP ? 1 : st->n_operands;
       for (size_t k = 0; k < n_data; k++) {
         const int op = st->operand[k];
         if (op < 0 || slot_of[op] >= 0) continue;
