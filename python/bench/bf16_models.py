@@ -181,7 +181,8 @@ def timing_inputs(name: str) -> Dict[str, np.ndarray]:
 def accuracy_inputs(name: str, count: int, seed: int = 0) -> List[Dict[str, np.ndarray]]:
     """Varied inputs of the manifest's shapes. Token ids: [CLS] random words [SEP], lengths
     spread over the sequence, the rest padding (attention mask 0). Images: smooth random scenes
-    (low-frequency colour fields plus fine noise) in [0, 1], as image/0/1 normalises."""
+    (low-frequency colour fields plus fine noise) in [0, 1], then (p - MEAN) / STD as the
+    recipe's image/MEAN/STD says."""
     rng = np.random.default_rng(seed)
     recipe = _recipe(name)
     feeds = []
@@ -202,7 +203,8 @@ def accuracy_inputs(name: str, count: int, seed: int = 0) -> List[Dict[str, np.n
                 coarse = rng.random((n, c, h // 16, w // 16))
                 smooth = np.kron(coarse, np.ones((1, 1, 16, 16)))
                 img = 0.8 * smooth + 0.2 * rng.random(shape)
-                feed[input_name] = img.astype(np.float32)
+                mean, std = (float(v) for v in kind.split("/")[1:3])
+                feed[input_name] = ((img - mean) / std).astype(np.float32)
         feeds.append(feed)
     return feeds
 

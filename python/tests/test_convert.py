@@ -328,6 +328,68 @@ def test_ops_the_ep_cannot_run_stay_float32_so_the_twin_loads(devices):
         ort.InferenceSession(every.SerializeToString(), so)
 
 
+F16 = TensorProto.FLOAT16
+
+
+def half_model() -> onnx.ModelProto:
+    """A float16 model: x float16 [2, 8] read by a MatMul (no Cast) -> Add -> Relu -> y float16,
+    and z = Cast(Relu, to float32); u float32 -> Cast to float16 -> Sigmoid -> Cast back -> v
+    float32 (the float16 island exporters write between float32 edges)."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float16), "w")
+    b = numpy_helper.from_array(rng.standard_normal(8).astype(np.float16), "b")
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["mm"]),
+         helper.make_node("Add", ["mm", "b"], ["add"]),
+         helper.make_node("Relu", ["add"], ["y"]),
+         helper.make_node("Cast", ["y"], ["z"], to=F),
+         helper.make_node("Cast", ["u"], ["u16"], to=F16),
+         helper.make_node("Sigmoid", ["u16"], ["s16"]),
+         helper.make_node("Cast", ["s16"], ["v"], to=F)],
+        "half", [helper.make_tensor_value_info("x", F16, [2, 8]),
+                 helper.make_tensor_value_info("u", F, [2, 8])],
+        [helper.make_tensor_value_info("y", F16, [2, 8]),
+         helper.make_tensor_value_info("z", F, [2, 8]),
+         helper.make_tensor_value_info("v", F, [2, 8])], [w, b])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_a_float16_model_computes_in_bfloat16_with_its_io_types(devices):
+    m = half_model()
+    twin = convert.to_bfloat16(m)
+    assert "from=float16" in twin.metadata_props[-1].value
+    assert [v.type.tensor_type.elem_type for v in twin.graph.input] == [F16, F]
+    assert [v.type.tensor_type.elem_type for v in twin.graph.output] == [F16, F, F]
+    t = types_of(twin)
+    assert t["mm"] == BF and t["add"] == BF and t["s16"] == BF
+    # float16 -> bfloat16 rounds once (float16 widens to float32 exactly)
+    for init in m.graph.initializer:
+        got = next(i for i in twin.graph.initializer if i.name == init.name)
+        assert got.data_type == BF
+        want = reference_bf16(numpy_helper.to_array(init).astype(np.float32))
+        np.testing.assert_array_equal(np.frombuffer(got.raw_data, "<u2"), want)
+    so = ort.SessionOptions()
+    so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    so.add_provider_for_devices(list(devices), actx_ep.provider_options("auto"))
+    s = ort.InferenceSession(twin.SerializeToString(), so)
+    on_cpu = {n.op_type for sg in s.get_provider_graph_assignment_info()
+              if sg.ep_name != "actx" for n in sg.get_nodes()}
+    assert on_cpu <= {"Cast"}, on_cpu
+    rng = np.random.default_rng(4)
+    feeds = {"x": rng.uniform(-2, 2, (2, 8)).astype(np.float16),
+             "u": rng.uniform(-4, 4, (2, 8)).astype(np.float32)}
+    got = s.run(None, feeds)
+    assert [o.dtype for o in got] == [np.float16, np.float32, np.float32]
+    want = ort.InferenceSession(m.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, feeds)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.astype(np.float32), b.astype(np.float32),
+                                   rtol=3e-2, atol=3e-2)
+    # bfloat16 edges on request: none of float16 left
+    bf_io = convert.to_bfloat16(m, keep_io_types=False)
+    assert F16 not in set(convert._all_tensor_types(bf_io))
+
+
 def test_bad_input_not_a_model(tmp_path):
     p = tmp_path / "x.onnx"
     p.write_bytes(b"not a model at all")

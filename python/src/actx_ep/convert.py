@@ -1,4 +1,4 @@
-"""Float32 ONNX models to bfloat16 ones, and back (the reference for accuracy).
+"""Float32 (and float16) ONNX models to bfloat16 ones, and back (the reference for accuracy).
 
     python -m actx_ep.convert --bfloat16 IN.onnx OUT.onnx     # float32 -> bfloat16 twin
     python -m actx_ep.convert --float32 IN.onnx OUT.onnx      # bfloat16 -> float32 twin
@@ -23,6 +23,9 @@ What the bfloat16 twin holds:
   ``only_actx_ops=False`` (``--every-op``) computes every op whose schema allows it in bfloat16.
 * **Graph inputs and outputs float32** by default, with Casts at the edges
   (``keep_io_types=False`` makes the data inputs and outputs bfloat16 instead).
+* **A float16 model** is widened to float32 exactly (weights, Constants, Cast targets, types),
+  then converted as a float32 one, so each weight rounds once; its float16 graph inputs and
+  outputs stay float16 (Casts at the edges) unless ``keep_io_types=False``.
 * **The opset raised where an op's bfloat16 schema is newer** than the model's (Conv, pooling,
   HardSigmoid / HardSwish: 22; Where, LeakyRelu, LessOrEqual: 16) by onnx.version_converter,
   which also rewrites the ops whose form changed on the way (Split, Reduce*, Pad, Resize...).
@@ -165,16 +168,23 @@ def _tensor_to_bf16(t: Any, name: Optional[str] = None) -> Any:
 
 
 def _tensor_to_f32(t: Any) -> Any:
+    """A bfloat16 or float16 tensor widened to float32 (exactly)."""
     onnx, np = _deps()
-    if t.raw_data:
-        bits = np.frombuffer(t.raw_data, dtype="<u2")
-    else:  # int32_data holds one bfloat16 a value, in its low 16 bits
-        bits = np.asarray(t.int32_data, dtype=np.uint32).astype(np.uint16)
+    from onnx import numpy_helper
+
+    if t.data_type == onnx.TensorProto.FLOAT16:
+        values = numpy_helper.to_array(t).astype(np.float32)
+    else:
+        if t.raw_data:
+            bits = np.frombuffer(t.raw_data, dtype="<u2")
+        else:  # int32_data holds one bfloat16 a value, in its low 16 bits
+            bits = np.asarray(t.int32_data, dtype=np.uint32).astype(np.uint16)
+        values = bf16_bits_to_f32(bits)
     out = onnx.TensorProto()
     out.name = t.name
     out.data_type = onnx.TensorProto.FLOAT
     out.dims.extend(t.dims)
-    out.raw_data = bf16_bits_to_f32(bits).astype("<f4").tobytes()
+    out.raw_data = values.astype("<f4").tobytes()
     return out
 
 
@@ -478,7 +488,7 @@ def to_bfloat16(
     opset: Optional[int] = None,
     only_actx_ops: bool = True,
 ) -> Any:
-    """The bfloat16 twin of a float32 model (an ``onnx.ModelProto``, a path or bytes).
+    """The bfloat16 twin of a float32 or float16 model (an ``onnx.ModelProto``, a path or bytes).
 
     ``keep_io_types``: graph inputs and outputs stay float32, with Casts at the edges (default);
     False makes the data-path ones bfloat16. ``float32_ops``: op types kept in float32 between
@@ -503,11 +513,19 @@ def to_bfloat16(
         f32_ops |= {n.op_type for n in m.graph.node if n.op_type not in runs
                     and n.op_type not in _SHAPE_OPS and not _subgraphs(n)}
     FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
+    FLOAT16 = onnx.TensorProto.FLOAT16
     if any(t == BF16 for t in _all_tensor_types(m)):
         raise ConversionError(
             "the model already holds bfloat16 tensors: convert float32 models only "
             "(to_float32 makes a bfloat16 model's float32 twin)"
         )
+    # A float16 model is widened to float32 exactly and converted as one (float16 -> bfloat16
+    # through float32 rounds once); its float16 graph inputs and outputs stay float16.
+    from_half = any(t == FLOAT16 for t in _all_tensor_types(m))
+    half_names = {v.name for v in list(m.graph.input) + list(m.graph.output)
+                  if v.type.tensor_type.elem_type == FLOAT16}
+    if from_half:
+        _widen(m.graph, FLOAT16)
     opset_before = _ai_onnx_opset(m)
     for n in m.graph.node:
         if n.op_type in f32_ops:
@@ -756,6 +774,9 @@ def to_bfloat16(
             "Cast", [inner], [v.name], name=fresh(f"{v.name}/to_f32"), to=FLOAT))
     del g.node[:]
     g.node.extend(new_nodes)
+    if keep_io_types and half_names:
+        io = {v.name for v in g.input} - set(initializers)
+        _half_edges(g, half_names & io, half_names & {v.name for v in g.output}, fresh)
 
     # Types: value_info retyped (shape inference fills what the Casts added).
     for v in g.value_info:
@@ -765,7 +786,8 @@ def to_bfloat16(
         if v.name in graph_outputs and keep_io_types and final.get(v.name) == BF16:
             g.value_info.remove(v)
     _set_metadata(m, f"version={CONVERTER_VERSION};to=bfloat16;keep_io_types={int(keep_io_types)}"
-                  f";float32_ops={','.join(sorted(f32_ops))};opset={opset_before}->{opset_after}")
+                  f";float32_ops={','.join(sorted(f32_ops))};opset={opset_before}->{opset_after}"
+                  + (";from=float16" if from_half else ""))
     try:
         m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
         onnx.checker.check_model(m)
@@ -794,24 +816,77 @@ def _constant_tensor(node: Any) -> Any:
     raise ConversionError(f"{_node_label(node)} holds no float value")
 
 
-def _widen(g: Any) -> None:
-    """Every bfloat16 tensor, type and dtype attribute of a graph and its subgraphs -> float32."""
+def _widen(g: Any, narrow: int) -> None:
+    """Every tensor, type and dtype attribute of element type ``narrow`` (bfloat16 or float16) of
+    a graph and its subgraphs -> float32."""
     onnx, _ = _deps()
-    FLOAT, BF16 = onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16
+    FLOAT = onnx.TensorProto.FLOAT
     for t in g.initializer:
-        if t.data_type == BF16:
+        if t.data_type == narrow:
             t.CopyFrom(_tensor_to_f32(t))
     for n in g.node:
         for a in n.attribute:
-            if a.HasField("t") and a.t.data_type == BF16:
+            if a.HasField("t") and a.t.data_type == narrow:
                 a.t.CopyFrom(_tensor_to_f32(a.t))
-            if a.name in ("to", "dtype", "output_dtype") and a.type == a.INT and a.i == BF16:
+            if a.name in ("to", "dtype", "output_dtype") and a.type == a.INT and a.i == narrow:
                 a.i = FLOAT
         for sub in _subgraphs(n):
-            _widen(sub)
+            _widen(sub, narrow)
     for v in list(g.input) + list(g.value_info) + list(g.output):
-        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type == BF16:
+        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type == narrow:
             v.type.tensor_type.elem_type = FLOAT
+
+
+def _half_edges(g: Any, inputs: Set[str], outputs: Set[str], fresh: Any) -> None:
+    """A float16 model's twin keeps its float16 graph inputs and outputs (keep_io_types): the
+    named inputs and outputs of the converted (widened) graph become float16 again, with Casts
+    inside. A Cast reads float16 as well as float32, so only other readers get a widened copy; an
+    output a Cast makes only for the edge gets that Cast's target changed."""
+    onnx, _ = _deps()
+    from onnx import helper
+
+    FLOAT, FLOAT16 = onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16
+    for v in g.output:
+        if v.name not in outputs or v.name in inputs:
+            continue
+        v.type.tensor_type.elem_type = FLOAT16
+        makers = [n for n in g.node if v.name in n.output]
+        readers = [n for n in g.node if v.name in n.input or v.name in
+                   set().union(*[_outer_refs(sub) for sub in _subgraphs(n)])]
+        if len(makers) == 1 and makers[0].op_type == "Cast" and not readers:
+            next(a for a in makers[0].attribute if a.name == "to").i = FLOAT16
+            continue
+        inner = fresh(f"{v.name}/f32")
+        for n in g.node:
+            n.input[:] = [inner if x == v.name else x for x in n.input]
+            n.output[:] = [inner if x == v.name else x for x in n.output]
+            for sub in _subgraphs(n):
+                _rename_refs(sub, {v.name: inner})
+        for t in g.initializer:
+            if t.name == v.name:
+                t.name = inner
+        g.node.append(helper.make_node(
+            "Cast", [inner], [v.name], name=fresh(f"{v.name}/to_f16"), to=FLOAT16))
+    front = []
+    for v in g.input:
+        if v.name not in inputs:
+            continue
+        v.type.tensor_type.elem_type = FLOAT16
+        wide = None
+        for n in g.node:
+            refs = set().union(*[_outer_refs(sub) for sub in _subgraphs(n)])
+            if n.op_type == "Cast" or (v.name not in n.input and v.name not in refs):
+                continue
+            if wide is None:
+                wide = fresh(f"{v.name}/f32")
+                front.append(helper.make_node(
+                    "Cast", [v.name], [wide], name=fresh(f"{v.name}/to_f32"), to=FLOAT))
+            n.input[:] = [wide if x == v.name else x for x in n.input]
+            for sub in _subgraphs(n):
+                _rename_refs(sub, {v.name: wide})
+    nodes = front + list(g.node)
+    del g.node[:]
+    g.node.extend(nodes)
 
 
 def _set_metadata(m: Any, value: str) -> None:
@@ -835,7 +910,7 @@ def to_float32(model: Any) -> Any:
     BF16 = onnx.TensorProto.BFLOAT16
     if not any(t == BF16 for t in _all_tensor_types(m)):
         raise ConversionError("the model holds no bfloat16 tensor: nothing to widen")
-    _widen(m.graph)
+    _widen(m.graph, BF16)
     _set_metadata(m, f"version={CONVERTER_VERSION};to=float32")
     try:
         onnx.checker.check_model(m)
@@ -878,7 +953,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         description="Converts an ONNX model to its bfloat16 twin (float32 inputs and outputs, "
                     "bfloat16 compute) or a bfloat16 model to its float32 twin.")
     way = p.add_mutually_exclusive_group(required=True)
-    way.add_argument("--bfloat16", action="store_true", help="float32 -> bfloat16")
+    way.add_argument("--bfloat16", action="store_true", help="float32 (or float16) -> bfloat16")
     way.add_argument("--float32", action="store_true", help="bfloat16 -> float32 (the reference)")
     p.add_argument("input", help="the model to convert")
     p.add_argument("output", help="where to write the converted model")
