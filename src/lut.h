@@ -41,7 +41,15 @@ const uint16_t *actx_lut_get(actx_op op, actx_dtype dtype);
  * builds nothing (for tests). */
 const uint16_t *actx_lut_peek(actx_op op, actx_dtype dtype);
 
-/* y[i] = table[x[i]] for n 16-bit elements; y == x allowed, any alignment. */
+/* Entries a table is allocated with: the 65,536 results and spares past them, never read as
+ * results (the vector lookup reads each entry with the next one), to a whole cache line. */
+#define ACTX_LUT_ENTRIES (65536 + 32)
+
+/* y[i] = table[x[i]] for n 16-bit elements, table of ACTX_LUT_ENTRIES entries; y == x allowed,
+ * any alignment. On the avx512 ISA a vector gather (16 lookups an instruction), else scalar
+ * loads; the same bits either way. */
 void actx_lut_apply(const uint16_t *table, const void *x, void *y, size_t n);
+/* The same on a given ISA's loop (tests compare them). */
+void actx_lut_apply_isa(actx_isa isa, const uint16_t *table, const void *x, void *y, size_t n);
 
 #endif /* ACTX_LUT_H */

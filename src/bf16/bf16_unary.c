@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "bf16_elementwise.h"
+#include "lut.h"
 
 typedef struct unary_params {
   float alpha, beta;
@@ -167,7 +168,7 @@ typedef struct unary_table {
   actx_bf16_op op;
   unary_params params;
   size_t refs;
-  uint16_t y[65536];
+  uint16_t y[ACTX_LUT_ENTRIES]; /* actx_lut_apply's table (its spares zero) */
 } unary_table;
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -177,7 +178,7 @@ static const unary_table *table_acquire(actx_bf16_op op, const unary_params *p) 
   pthread_mutex_lock(&tables_lock);
   unary_table *t = tables;
   while (t != NULL && !(t->op == op && memcmp(&t->params, p, sizeof *p) == 0)) t = t->next;
-  if (t == NULL && (t = malloc(sizeof *t)) != NULL) {
+  if (t == NULL && (t = calloc(1, sizeof *t)) != NULL) {
     t->op = op;
     t->params = *p;
     t->refs = 0;
@@ -283,7 +284,7 @@ static void table_piece(const void *ctx, const unsigned char *const *in, const i
                         unsigned char *out, size_t n) {
   const uint16_t *table = ctx;
   (void)step; /* the one input has the output's shape: step 1 */
-  for (size_t i = 0; i < n; i++) actx_st_u16(out + 2 * i, table[actx_ld_u16(in[0] + 2 * i)]);
+  actx_lut_apply(table, in[0], out, n);
 }
 
 ACTX_BF16_VECTORISED static void clip_piece(const void *ctx, const unsigned char *const *in,
