@@ -3,10 +3,17 @@
  *
  * Windows: kernel_shape (required), strides, dilations (default 1s), pads [b1..bk, e1..ek]
  * (default 0s; each smaller than its kernel, as ORT requires), auto_pad NOTSET / VALID /
- * SAME_UPPER / SAME_LOWER (SAME: out = ceil(in / stride), the odd pad at the end for UPPER,
- * the start for LOWER), ceil_mode (the last window is dropped when it would start past the
- * input and its start pad, as ONNX and ORT say). A window's positions are taken in row-major
- * order; positions in the padding are skipped.
+ * SAME_UPPER / SAME_LOWER, ceil_mode. The output size is ORT's (pool_attributes.h), which a
+ * twin's float32 model gets from ORT: (in + pads - extent) / stride + 1, the division truncated
+ * toward zero (so a kernel that passes the padded input by less than a stride still gives one
+ * window, clipped; ONNX's floor would give none), or with ceil_mode rounded up, the last window
+ * dropped when it would start past the input and its start pad; 0 windows an empty output,
+ * fewer an error. VALID: no pads, the same formula. SAME: pads (target - 1) · stride + kernel -
+ * in for target = ceil(in / stride), the odd one at the end for UPPER, the start for LOWER, the
+ * kernel undilated (ORT's; so a dilated kernel may give fewer windows than ceil(in / stride)),
+ * then the same formula; a negative pad there (a stride past the kernel) is refused, as ORT
+ * does. A window's positions are taken in row-major order; positions in the
+ * padding are skipped.
  *
  * MaxPool: the largest value (exact; between equal values the first), -inf for a window that
  * holds no input position (ORT's float32 -FLT_MAX, which rounds to -inf in bfloat16); a NaN in
@@ -148,33 +155,24 @@ static actx_status pool_plan_make(const pool_state *s, const actx_tensor *in, si
   for (size_t d = 0; d < k; d++) {
     const int64_t in_d = x->dims[2 + d], kd = s->kernel[d], st = s->stride[d],
                   dil = s->dilation[d], ext = dil * (kd - 1) + 1;
-    int64_t pb = s->pad_b[d], pe = s->pad_e[d], out;
-    switch (s->auto_pad) {
-    case AUTO_VALID:
-      pb = pe = 0;
-      out = in_d >= ext ? (in_d - ext) / st + 1 : 0;
-      break;
-    case AUTO_SAME_UPPER:
-    case AUTO_SAME_LOWER: {
-      out = (in_d + st - 1) / st;
-      int64_t total = (out - 1) * st + ext - in_d;
-      if (total < 0) total = 0;
-      pb = s->auto_pad == AUTO_SAME_UPPER ? total / 2 : total - total / 2;
+    int64_t pb = s->pad_b[d], pe = s->pad_e[d];
+    if (s->auto_pad == AUTO_VALID) pb = pe = 0;
+    if (s->auto_pad == AUTO_SAME_UPPER || s->auto_pad == AUTO_SAME_LOWER) {
+      const int64_t target = (in_d + st - 1) / st, total = (target - 1) * st + kd - in_d;
+      pb = s->auto_pad == AUTO_SAME_UPPER ? total / 2 : (total + 1) / 2; /* C's truncation */
       pe = total - pb;
-      break;
+      if (pb < 0 || pe < 0) /* the stride past the kernel: ORT refuses it too */
+        return actx_bf16_fail(why, "auto_pad SAME gives a negative pad");
     }
-    default: {
-      /* floor or ceil of span / stride, + 1; span < 0 when the kernel passes the padded
-       * input: floor then gives no window, ceil one (if span > -stride), as the spec's formula
-       * and ORT */
-      const int64_t span = in_d + pb + pe - ext;
-      const int64_t fl = span >= 0 ? span / st : -((-span + st - 1) / st);
-      const int64_t cl = span >= 0 ? (span + st - 1) / st : -(-span / st);
-      out = (s->ceil_mode ? cl : fl) + 1;
-      if (s->ceil_mode && (out - 1) * st >= in_d + pb) out--; /* a window starting in the pad */
-    }
-    }
-    if (out < 1) return actx_bf16_fail(why, "pooling kernel is larger than the padded input");
+    /* ORT's output size (the file comment): span / stride truncated toward zero, or rounded
+     * up with ceil_mode */
+    const int64_t span = in_d + pb + pe - ext;
+    const int64_t cl = span >= 0 ? (span + st - 1) / st : -(-span / st);
+    int64_t out = (s->ceil_mode ? cl : span / st) + 1;
+    if (s->ceil_mode && (out - 1) * st >= in_d + pb) out--; /* a window starting in the pad */
+    if (out < 0)
+      return actx_bf16_fail(why, "pooling kernel is larger than the padded input by a stride "
+                                 "or more (a negative output size)");
     p->in[d] = in_d;
     p->out[d] = out;
     p->kernel[d] = kd;

@@ -17,25 +17,30 @@ typedef struct pool_cfg {
   bool set_strides, set_dil, set_pads, indices;
 } pool_cfg;
 
-/* The output size of one dim, from the spec's formulas (in double, as the spec writes them). */
-static int64_t ref_out(const pool_cfg *c, size_t d, int64_t in, int64_t *pb, int64_t *pe) {
+/* The output size of one dim as ORT's pool_attributes.h computes it (the model's float32 twin
+ * gets it from ORT), in double with the rounding written out: span / stride truncated toward
+ * zero (the spec floors: they differ where the kernel passes the padded input), ceil_mode
+ * rounding up; SAME's pads from the undilated kernel. *refused: a negative SAME pad. A result
+ * below 0 is refused too. */
+static int64_t ref_out(const pool_cfg *c, size_t d, int64_t in, int64_t *pb, int64_t *pe,
+                       bool *refused) {
   const int64_t ext = c->dil[d] * (c->kernel[d] - 1) + 1, s = c->stride[d];
-  if (c->auto_pad && strcmp(c->auto_pad, "VALID") == 0) {
-    *pb = *pe = 0;
-    return (int64_t)ceil((double)(in - ext + 1) / (double)s);
-  }
-  if (c->auto_pad && strncmp(c->auto_pad, "SAME", 4) == 0) {
-    const int64_t out = (int64_t)ceil((double)in / (double)s);
-    const int64_t total = (out - 1) * s + ext - in > 0 ? (out - 1) * s + ext - in : 0;
-    *pb = strcmp(c->auto_pad, "SAME_UPPER") == 0 ? total / 2 : (total + 1) / 2;
-    *pe = total - *pb;
-    return out;
-  }
+  *refused = false;
   *pb = c->pb[d];
   *pe = c->pe[d];
+  if (c->auto_pad && strcmp(c->auto_pad, "VALID") == 0) *pb = *pe = 0;
+  if (c->auto_pad && strncmp(c->auto_pad, "SAME", 4) == 0) {
+    const int64_t target = (int64_t)ceil((double)in / (double)s);
+    const int64_t total = (target - 1) * s + c->kernel[d] - in;
+    *pb = (int64_t)trunc((double)(strcmp(c->auto_pad, "SAME_UPPER") == 0 ? total : total + 1) /
+                         2.0);
+    *pe = total - *pb;
+    *refused = *pb < 0 || *pe < 0;
+  }
   const double span = (double)(in + *pb + *pe - ext) / (double)s;
-  int64_t out = (int64_t)(c->ceil_mode == 1 ? ceil(span) : floor(span)) + 1;
+  int64_t out = (int64_t)(c->ceil_mode == 1 ? ceil(span) : trunc(span)) + 1;
   if (c->ceil_mode == 1 && (out - 1) * s >= in + *pb) out--;
+  *refused |= out < 0;
   return out;
 }
 
@@ -103,7 +108,8 @@ static void check_pool(const pool_cfg *c, const actx_shape *xs, const uint16_t *
   int64_t out[3] = {1, 1, 1}, pb[3] = {0}, pe[3] = {0}, in[3] = {1, 1, 1};
   for (size_t d = 0; d < k; d++) {
     in[d] = xs->dims[2 + d];
-    out[d] = global ? 1 : ref_out(&g, d, in[d], &pb[d], &pe[d]);
+    bool refused = false;
+    out[d] = global ? 1 : ref_out(&g, d, in[d], &pb[d], &pe[d], &refused);
   }
   actx_bf16_node node = cfg_node(c);
   actx_tensor tin[1] = {tensor_bf16(*xs, (uint16_t *)x)}, tout[2];
@@ -219,17 +225,20 @@ static void test_random(void) {
     c.storage_order = c.op == ACTX_BF16_OP_MAX_POOL ? (int)(rng_u32() % 3) - 1 : -1;
     c.indices = c.op == ACTX_BF16_OP_MAX_POOL && (rng_u32() & 1);
     const actx_shape xs = shape_of(2 + c.k, dims);
-    /* skip configurations the spec makes empty: the kernel past the padded input */
-    bool fits = true;
+    /* configurations ORT refuses (a negative output size or SAME pad) are refused; those it
+     * makes empty run to an empty output (check_pool) */
+    bool refused = false;
     for (size_t d = 0; d < c.k; d++) {
       int64_t pb, pe;
-      fits &= ref_out(&c, d, dims[2 + d], &pb, &pe) >= 1;
+      bool r = false;
+      ref_out(&c, d, dims[2 + d], &pb, &pe, &r);
+      refused |= r;
     }
-    if (!fits) {
+    if (refused) {
       const actx_bf16_node n = cfg_node(&c);
       uint16_t buf[1] = {0};
       actx_tensor in[1] = {tensor_bf16(xs, buf)};
-      CHECK_FAILS(&n, in, 1, n.n_outputs, "larger than the padded input");
+      CHECK_FAILS(&n, in, 1, n.n_outputs, "negative");
       continue;
     }
     const int64_t n = actx_shape_elements(&xs);
@@ -267,7 +276,8 @@ static void test_across(void) {
     bool fits = true;
     for (size_t d = 0; d < c.k; d++) {
       int64_t pb, pe;
-      fits &= ref_out(&c, d, dims[2 + d], &pb, &pe) >= 1;
+      bool refused = false;
+      fits &= ref_out(&c, d, dims[2 + d], &pb, &pe, &refused) >= 1 && !refused;
     }
     if (!fits) continue;
     const int64_t n = actx_shape_elements(&xs);
@@ -291,6 +301,57 @@ static void test_across(void) {
   const actx_bf16_node node = cfg_node(&c);
   CHECK_SPLIT_SAME(&node, in, 1, node.n_outputs);
   free(x);
+}
+
+/* Output sizes ORT 1.30's CPU EP gives (measured, one float32 node each; input 1..in): a kernel
+ * past the padded input by less than a stride (one window, clipped: ONNX's floor gives none),
+ * by a stride (an empty output), by more (refused); VALID alike; SAME with a dilated kernel (pads
+ * from the undilated one); a SAME pad that would be negative (refused). */
+static void test_ort_sizes(void) {
+  static const struct {
+    const char *auto_pad;
+    int64_t in, kernel, stride, dil;
+    int ceil;
+    int64_t out; /* -1: refused */
+    float first, second;  /* MaxPool's first two outputs, where there are */
+  } cases[] = {
+      {NULL, 1, 2, 2, 1, 0, 1, 1, 0},         {NULL, 1, 3, 2, 1, 0, 0, 0, 0},
+      {NULL, 1, 3, 1, 1, 0, -1, 0, 0},        {NULL, 1, 4, 2, 1, 0, 0, 0, 0},
+      {NULL, 1, 5, 2, 1, 0, -1, 0, 0},        {NULL, 1, 2, 2, 2, 0, 0, 0, 0},
+      {NULL, 1, 2, 2, 1, 1, 1, 1, 0},         {NULL, 4, 3, 2, 1, 1, 2, 3, 4},
+      {"VALID", 1, 2, 2, 1, 0, 1, 1, 0},      {"VALID", 1, 3, 2, 1, 0, 0, 0, 0},
+      {"VALID", 2, 4, 1, 1, 0, -1, 0, 0},     {"SAME_UPPER", 5, 3, 1, 2, 0, 3, 4, 5},
+      {"SAME_LOWER", 5, 3, 1, 2, 0, 3, 4, 5}, {"SAME_UPPER", 5, 3, 2, 2, 0, 2, 4, 4},
+      {"SAME_UPPER", 7, 2, 3, 3, 0, 2, 4, 7}, {"SAME_UPPER", 6, 1, 3, 1, 0, -1, 0, 0},
+      {"SAME_LOWER", 7, 2, 4, 1, 0, -1, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pool_cfg c = {.op = ACTX_BF16_OP_MAX_POOL, .k = 1, .kernel = {cases[i].kernel},
+                  .stride = {cases[i].stride}, .dil = {cases[i].dil}, .auto_pad = cases[i].auto_pad,
+                  .ceil_mode = cases[i].ceil, .count_include_pad = -1, .storage_order = -1,
+                  .set_strides = true, .set_dil = true};
+    uint16_t x[8];
+    for (int64_t k = 0; k < cases[i].in; k++) x[k] = bf((float)(k + 1));
+    const int64_t d3[3] = {1, 1, cases[i].in};
+    const actx_bf16_node n = cfg_node(&c);
+    actx_tensor in[1] = {tensor_bf16(shape_of(3, d3), x)}, out[1];
+    if (cases[i].out < 0) {
+      CHECK_FAILS(&n, in, 1, 1, "negative");
+      continue;
+    }
+    const char *why = "";
+    const actx_status st = run_node(&n, in, 1, out, 1, NULL, &why);
+    CHECK(st == ACTX_OK);
+    if (st != ACTX_OK) {
+      fprintf(stderr, "  case %zu refused: %s\n", i, why);
+      continue;
+    }
+    CHECK(out[0].shape.dims[2] == cases[i].out);
+    const uint16_t *y = out[0].data;
+    if (cases[i].out >= 1) CHECK(y[0] == bf(cases[i].first));
+    if (cases[i].out >= 2) CHECK(y[1] == bf(cases[i].second));
+    outputs_free(out, 1);
+  }
 }
 
 static void test_known(void) {
@@ -435,9 +496,9 @@ static void test_bad(void) {
   pool_cfg base = {.op = ACTX_BF16_OP_MAX_POOL, .k = 2, .kernel = {2, 2}, .stride = {1, 1},
                    .dil = {1, 1}, .ceil_mode = -1, .count_include_pad = -1, .storage_order = -1};
   pool_cfg c = base;
-  c.kernel[0] = 4; /* kernel past the input, no pad */
+  c.kernel[0] = 5; /* kernel past the input by 2 strides, no pad: a negative size (ORT's) */
   actx_bf16_node n = cfg_node(&c);
-  CHECK_FAILS(&n, in, 1, 1, "larger than the padded input");
+  CHECK_FAILS(&n, in, 1, 1, "negative output size");
   c = base;
   c.set_pads = true;
   c.pb[0] = 2;
@@ -540,6 +601,7 @@ int main(void) {
   test_random();
   test_across();
   test_known();
+  test_ort_sizes();
   test_global_and_edges();
   test_bad();
   return test_exit("test_bf16_pool", windows_checked,
