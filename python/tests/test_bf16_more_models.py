@@ -2,15 +2,18 @@
 general case. PaddleOCR's PP-OCRv4 detector (DBNet: BatchNormalization, ConvTranspose, Resize,
 HardSigmoid, Clip) and recogniser (BatchNormalization, LayerNormalization, MatMul, Softmax,
 Clip), pinned in models/manifest.txt, converted as a user would (actx_ep.convert), inputs as its
-recipe gives them; and ISNet's float16 background remover (the converter widens a float16 model
-first; 1024 x 1024). Their bfloat16 twins load with every bfloat16 compute node on actx, and stay
+recipe gives them, and its text direction classifier (MobileNetV3: HardSwish written out,
+HardSigmoid, GlobalAveragePool); and ISNet's float16 background remover (the converter widens a
+float16 model first; 1024 x 1024). Their bfloat16 twins load with every bfloat16 compute node on actx, and stay
 near the float32 twin:
 
 - the maps' logits (the detector's, ISNet's first mask's), before their final Sigmoid (the
   detector's map itself is near 0 on these inputs, where a relative error means nothing), within
   3 % relative L2, and of the same sign at 99.9 % of pixels or more;
 - the recogniser's choice of character (argmax over its classes) at 95 % of its steps or more,
-  and its probabilities within 6 % relative L2.
+  and its probabilities within 6 % relative L2;
+- the classifier's two probabilities within 0.05, at its input size and at sizes down to one
+  pixel (where its MaxPool's window passes the input: ORT's output size, one clipped window).
 
 Seen on the AVX-512 Xeon: detector logits 1.2 %; recogniser 100 % of steps, 1.5-2.5 %; ISNet
 0.26-0.28 %, 99.998-100 % of pixels."""
@@ -29,7 +32,7 @@ from conftest import REPO, fetch_models_or_skip
 sys.path.insert(0, str(REPO / "python" / "bench"))
 import bf16_models  # noqa: E402
 
-MODELS = ["ppocr-det", "ppocr-rec", "isnet-fp16"]
+MODELS = ["ppocr-det", "ppocr-rec", "ppocr-cls", "isnet-fp16"]
 #: Models whose first output is a map after a Sigmoid: compared as logits.
 MAPS = {"ppocr-det", "isnet-fp16"}
 
@@ -91,3 +94,16 @@ def test_twin_runs_on_actx_near_the_float32_twin(fetched, name):
             a, b = got[0].astype(np.float64), want[0].astype(np.float64)
             assert (a.argmax(-1) == b.argmax(-1)).mean() >= 0.95
             assert np.linalg.norm(a - b) / np.linalg.norm(b) <= 0.06
+
+
+def test_classifier_twin_at_any_input_size(fetched):
+    ours, ref, twin = sessions("ppocr-cls", False)
+    assert bf16_models.bf16_left_to_ort(ours, twin) == {}
+    rng = np.random.default_rng(5)
+    feeds = bf16_models.accuracy_inputs("ppocr-cls", 2)
+    feeds += [{"x": rng.uniform(-1, 1, shape).astype(np.float32)}
+              for shape in [(1, 3, 1, 1), (1, 3, 8, 8), (2, 3, 48, 100), (1, 3, 32, 5)]]
+    for feed in feeds:
+        got, want = ours.run(None, feed)[0], ref.run(None, feed)[0]
+        assert got.shape == want.shape and np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, want, rtol=0, atol=0.05)
