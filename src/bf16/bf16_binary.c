@@ -4,8 +4,9 @@
  * float32 op, rounded once (a NaN comes out quiet, by actx_nan_rule: a NaN operand's own, the
  * first if both are; one made from numbers, 0 / 0 or pow(-2, 0.5), the positive quiet NaN).
  *
- * PRelu(x, slope) = x < 0 ? slope · x : x, ORT's float32 kernel's (PRelu(-0) = -0); its slope
- * must broadcast to x's shape (ONNX's unidirectional broadcasting).
+ * PRelu(x, slope) = x < 0 ? slope · x : x, ORT's float32 kernel's (PRelu(-0) = -0), x and slope
+ * broadcast both ways as ORT's kernel does (ONNX writes the slope's as unidirectional; a slope
+ * that grows x's shape gives ORT's larger output).
  *
  * Pow's exponent may be bfloat16, float32 or int64 (Pow-13/15's T1): y = powf(x, e). An int64
  * e is converted to float32 (exact up to 2^24); beyond that, where the conversion could lose
@@ -186,8 +187,6 @@ static actx_status binary_shapes(const void *state, const actx_tensor *in, size_
   actx_shape shape;
   const actx_status st = actx_bf16_broadcast_inputs(in, n_in, elems, &shape, why);
   if (st != ACTX_OK) return st;
-  if (s->op == ACTX_BF16_OP_PRELU && !actx_shape_equal(&shape, &in[0].shape))
-    return actx_bf16_fail(why, "PRelu's slope must broadcast to X's shape");
   out[0].elem = ACTX_ELEM_BF16;
   out[0].shape = shape;
   return ACTX_OK;

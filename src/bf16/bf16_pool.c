@@ -11,8 +11,9 @@
  * fewer an error. VALID: no pads, the same formula. SAME: pads (target - 1) · stride + kernel -
  * in for target = ceil(in / stride), the odd one at the end for UPPER, the start for LOWER, the
  * kernel undilated (ORT's; so a dilated kernel may give fewer windows than ceil(in / stride)),
- * then the same formula; a negative pad there (a stride past the kernel) is refused, as ORT
- * does. A window's positions are taken in row-major order; positions in the
+ * then the same formula; a negative start pad there (a stride past the kernel by 2 or more) is
+ * refused (ORT's MaxPool refuses it, its AveragePool moves every window by it), a negative end
+ * pad is taken (ORT's MaxPool refuses it; no window reaches it). A window's positions are taken in row-major order; positions in the
  * padding are skipped.
  *
  * MaxPool: the largest value (exact; between equal values the first), -inf for a window that
@@ -24,7 +25,8 @@
  * AveragePool: the float32 sum of the window's input values, sequential in window order,
  * divided in float32 by the count of positions inside the input (count_include_pad 0) or
  * inside the input and its pads (count_include_pad 1; not past the end pad that ceil_mode may
- * add, as ORT), rounded once; a window with no position counted is 0 / 0 = NaN.
+ * add, as ORT), rounded once; a window with no position counted (all its positions on pads,
+ * which a dilated kernel allows) is 0, as ORT's.
  * Global pools: one window over all spatial dims (an empty one: Average NaN, Max -inf). */
 #include <math.h>
 #include <stdlib.h>
@@ -161,12 +163,14 @@ static actx_status pool_plan_make(const pool_state *s, const actx_tensor *in, si
       const int64_t target = (in_d + st - 1) / st, total = (target - 1) * st + kd - in_d;
       pb = s->auto_pad == AUTO_SAME_UPPER ? total / 2 : (total + 1) / 2; /* C's truncation */
       pe = total - pb;
-      if (pb < 0 || pe < 0) /* the stride past the kernel: ORT refuses it too */
-        return actx_bf16_fail(why, "auto_pad SAME gives a negative pad");
+      if (pb < 0) /* ORT's MaxPool refuses it; its AveragePool moves every window */
+        return actx_bf16_fail(why, "auto_pad SAME gives a negative start pad");
     }
     /* ORT's output size (the file comment): span / stride truncated toward zero, or rounded
-     * up with ceil_mode */
+     * up with ceil_mode; a negative end pad counts here and nowhere after: no window reaches
+     * it */
     const int64_t span = in_d + pb + pe - ext;
+    if (pe < 0) pe = 0;
     const int64_t cl = span >= 0 ? (span + st - 1) / st : -(-span / st);
     int64_t out = (s->ceil_mode ? cl : span / st) + 1;
     if (s->ceil_mode && (out - 1) * st >= in_d + pb) out--; /* a window starting in the pad */
@@ -276,7 +280,9 @@ static void mean_plane(uint16_t *restrict y, const float *restrict acc, const in
       uint16_t *yr = y + (o0 * out[1] + o1) * out[2];
       const float *a = acc + (o0 * P1 + o1) * P2;
       const int64_t c01 = count[0][o0] * count[1][o1];
-      for (int64_t i = 0; i < out[2]; i++) yr[i] = actx_f32_to_bf16(a[i] / (float)(c01 * c2[i]));
+      /* a window with no position counted (all on pads: a dilated kernel) is 0, as ORT's */
+      for (int64_t i = 0; i < out[2]; i++)
+        yr[i] = c01 * c2[i] == 0 ? 0 : actx_f32_to_bf16(a[i] / (float)(c01 * c2[i]));
     }
 }
 

@@ -35,12 +35,13 @@ static int64_t ref_out(const pool_cfg *c, size_t d, int64_t in, int64_t *pb, int
     *pb = (int64_t)trunc((double)(strcmp(c->auto_pad, "SAME_UPPER") == 0 ? total : total + 1) /
                          2.0);
     *pe = total - *pb;
-    *refused = *pb < 0 || *pe < 0;
+    *refused = *pb < 0;
   }
   const double span = (double)(in + *pb + *pe - ext) / (double)s;
   int64_t out = (int64_t)(c->ceil_mode == 1 ? ceil(span) : trunc(span)) + 1;
   if (c->ceil_mode == 1 && (out - 1) * s >= in + *pb) out--;
   *refused |= out < 0;
+  if (*pe < 0) *pe = 0; /* counted in the size only */
   return out;
 }
 
@@ -178,8 +179,8 @@ static void check_pool(const pool_cfg *c, const actx_shape *xs, const uint16_t *
                                                        : best;
               ok &= ind[oi] == ch * in_sp + sp;
             }
-          } else if (count == 0) {
-            ok = bf_is_nan(y[oi]);
+          } else if (count == 0) { /* all on pads: 0, as ORT's */
+            ok = y[oi] == 0x0000;
           } else if (sum != sum) {
             ok = bf_is_nan(y[oi]);
           } else {
@@ -306,7 +307,8 @@ static void test_across(void) {
 /* Output sizes ORT 1.30's CPU EP gives (measured, one float32 node each; input 1..in): a kernel
  * past the padded input by less than a stride (one window, clipped: ONNX's floor gives none),
  * by a stride (an empty output), by more (refused); VALID alike; SAME with a dilated kernel (pads
- * from the undilated one); a SAME pad that would be negative (refused). */
+ * from the undilated one); a negative SAME start pad (refused: ORT's MaxPool refuses it), a
+ * negative end pad (taken: ORT's AveragePool's windows, which MaxPool's would be). */
 static void test_ort_sizes(void) {
   static const struct {
     const char *auto_pad;
@@ -323,7 +325,7 @@ static void test_ort_sizes(void) {
       {"VALID", 2, 4, 1, 1, 0, -1, 0, 0},     {"SAME_UPPER", 5, 3, 1, 2, 0, 3, 4, 5},
       {"SAME_LOWER", 5, 3, 1, 2, 0, 3, 4, 5}, {"SAME_UPPER", 5, 3, 2, 2, 0, 2, 4, 4},
       {"SAME_UPPER", 7, 2, 3, 3, 0, 2, 4, 7}, {"SAME_UPPER", 6, 1, 3, 1, 0, -1, 0, 0},
-      {"SAME_LOWER", 7, 2, 4, 1, 0, -1, 0, 0},
+      {"SAME_LOWER", 7, 2, 4, 1, 0, 2, 2, 6}, {"SAME_UPPER", 5, 1, 3, 1, 0, 2, 1, 4},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pool_cfg c = {.op = ACTX_BF16_OP_MAX_POOL, .k = 1, .kernel = {cases[i].kernel},
@@ -350,6 +352,34 @@ static void test_ort_sizes(void) {
     const uint16_t *y = out[0].data;
     if (cases[i].out >= 1) CHECK(y[0] == bf(cases[i].first));
     if (cases[i].out >= 2) CHECK(y[1] == bf(cases[i].second));
+    outputs_free(out, 1);
+  }
+}
+
+/* AveragePool's windows on pads only (a dilated kernel): 0, as ORT 1.30 gives (measured: input
+ * 1..in, pads 1 and 1, dilation 2). */
+static void test_ort_empty_average(void) {
+  static const struct {
+    int64_t in, kernel, stride;
+    int ceil;
+    float want[2];
+  } cases[] = {{1, 2, 1, 0, {0, 0}}, {3, 2, 3, 1, {2, 3}}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const pool_cfg c = {.op = ACTX_BF16_OP_AVERAGE_POOL, .k = 1, .kernel = {cases[i].kernel},
+                        .stride = {cases[i].stride}, .dil = {2}, .pb = {1}, .pe = {1},
+                        .ceil_mode = cases[i].ceil, .count_include_pad = -1,
+                        .storage_order = -1, .set_strides = true, .set_dil = true,
+                        .set_pads = true};
+    uint16_t x[4];
+    for (int64_t k = 0; k < cases[i].in; k++) x[k] = bf((float)(k + 1));
+    const int64_t d3[3] = {1, 1, cases[i].in};
+    const actx_bf16_node n = cfg_node(&c);
+    actx_tensor in[1] = {tensor_bf16(shape_of(3, d3), x)}, out[1];
+    const char *why = "";
+    CHECK(run_node(&n, in, 1, out, 1, NULL, &why) == ACTX_OK);
+    if (out[0].data == NULL) continue;
+    const uint16_t *y = out[0].data;
+    for (int64_t k = 0; k < out[0].shape.dims[2] && k < 2; k++) CHECK(y[k] == bf(cases[i].want[k]));
     outputs_free(out, 1);
   }
 }
@@ -602,6 +632,7 @@ int main(void) {
   test_across();
   test_known();
   test_ort_sizes();
+  test_ort_empty_average();
   test_global_and_edges();
   test_bad();
   return test_exit("test_bf16_pool", windows_checked,
