@@ -104,16 +104,68 @@ static float nan_rule_f(float r, float a, float b) {
   return actx_f32_from_bits(actx_nan_pick(actx_f32_bits(r), actx_f32_bits(a), actx_f32_bits(b)));
 }
 
-/* y_i = round(x_i · a + b) over n elements; x and y may be one tensor (an element is read
- * before it is written). */
+/* One block: h = round(x · a + b) for the block's ACTX_BLOCK elements at xi, a and b each
+ * element's (step 1) or the block's one value (step 0, a constant where this is inlined).
+ * Computed and rounded as numbers (a NaN of x, a or b makes the sum a NaN), and a block that
+ * turns out to hold a NaN again with the NaN rule (the two agree on every number). */
+static inline __attribute__((always_inline)) void bn_block(const unsigned char *xi,
+                                                           const float *a, const float *b,
+                                                           size_t step, uint16_t *h) {
+  uint32_t nan = 0;
+  for (size_t j = 0; j < ACTX_BLOCK; j++) {
+    const float xf = actx_f32_from_bits((uint32_t)actx_ld_u16(xi + 2 * j) << 16);
+    const uint32_t t = actx_f32_bits(xf * a[j * step] + b[j * step]);
+    nan |= actx_nan_bit(t);
+    h[j] = actx_round_number_bits(t);
+  }
+  if (nan >> 31)
+    for (size_t j = 0; j < ACTX_BLOCK; j++) {
+      const float aj = a[j * step], bj = b[j * step];
+      const uint32_t xb = (uint32_t)actx_ld_u16(xi + 2 * j) << 16;
+      const uint32_t p =
+          actx_nan_pick(actx_f32_bits(actx_f32_from_bits(xb) * aj), xb, actx_f32_bits(aj));
+      const uint32_t t =
+          actx_nan_pick(actx_f32_bits(actx_f32_from_bits(p) + bj), p, actx_f32_bits(bj));
+      h[j] = actx_round_bits(t);
+    }
+}
+
+/* y = round(x · a_c + b_c) over planes [q0, q1) of `inner` elements each (plane q is channel
+ * q % channels); x and y may be one tensor (a block is read before it is written). The planes
+ * are one run of elements, walked ACTX_BLOCK at a time: a block inside one plane with its a and
+ * b, one that crosses planes (MobileNetV3's 7 x 7) with each element's beside it, so that a
+ * small plane costs no block of its own. Before, a plane at a time with the NaN rule on every
+ * element: a MobileNetV3 twin (27 BatchNormalizations, 224 x 224) ran 1.08x faster after, in
+ * one interleaved run on the AMX Xeon, the same bits. */
 ACTX_BF16_VECTORISED static void bn_scale_shift(const unsigned char *x, unsigned char *y,
-                                                int64_t n, float a, float b) {
-  const uint32_t ab = actx_f32_bits(a), bb = actx_f32_bits(b);
-  for (int64_t i = 0; i < n; i++) {
-    const uint32_t xb = (uint32_t)actx_ld_u16(x + 2 * i) << 16;
-    const uint32_t p = actx_nan_pick(actx_f32_bits(actx_f32_from_bits(xb) * a), xb, ab);
-    const uint32_t t = actx_nan_pick(actx_f32_bits(actx_f32_from_bits(p) + b), p, bb);
-    actx_st_u16(y + 2 * i, actx_round_bits(t));
+                                                int64_t q0, int64_t q1, int64_t inner,
+                                                int64_t channels, const float *a,
+                                                const float *b) {
+  uint16_t h[ACTX_BLOCK], tmp[ACTX_BLOCK];
+  float ab[ACTX_BLOCK], bb[ACTX_BLOCK];
+  const int64_t n = (q1 - q0) * inner;
+  x += 2 * (size_t)(q0 * inner);
+  y += 2 * (size_t)(q0 * inner);
+  int64_t q = q0, r = 0; /* the plane of the block's first element, and its place there */
+  for (int64_t i = 0; i < n; i += ACTX_BLOCK) {
+    const size_t m = n - i < ACTX_BLOCK ? (size_t)(n - i) : ACTX_BLOCK;
+    const unsigned char *xi = actx_block_src(x, 1, (size_t)i, m, tmp);
+    if ((size_t)(inner - r) >= m) { /* inside one plane */
+      const int64_t c = q % channels;
+      bn_block(xi, &a[c], &b[c], 0, h);
+      if ((r += (int64_t)m) == inner) r = 0, q++;
+    } else {
+      for (size_t j = 0; j < m;) { /* runs of one plane's elements */
+        const int64_t c = q % channels;
+        const size_t run = (size_t)(inner - r) < m - j ? (size_t)(inner - r) : m - j;
+        for (size_t k = j; k < j + run; k++) ab[k] = a[c], bb[k] = b[c];
+        j += run;
+        if ((r += (int64_t)run) == inner) r = 0, q++;
+      }
+      for (size_t j = m; j < ACTX_BLOCK; j++) ab[j] = bb[j] = 0.0f;
+      bn_block(xi, ab, bb, 1, h);
+    }
+    actx_store_block(h, y + 2 * i, m);
   }
 }
 
@@ -127,11 +179,7 @@ typedef struct bn_job {
 static void bn_planes(const void *ctx, size_t task, int64_t begin, int64_t end) {
   (void)task;
   const bn_job *j = ctx;
-  for (int64_t q = begin; q < end; q++) {
-    const int64_t c = q % j->p.channels;
-    const size_t at = 2 * (size_t)(q * j->p.inner);
-    bn_scale_shift(j->x + at, j->y + at, j->p.inner, j->a[c], j->b[c]);
-  }
+  bn_scale_shift(j->x, j->y, begin, end, j->p.inner, j->p.channels, j->a, j->b);
 }
 
 #define BN_MIN_ELEMENTS_PER_TASK 16384
