@@ -328,6 +328,55 @@ def test_ops_the_ep_cannot_run_stay_float32_so_the_twin_loads(devices):
         ort.InferenceSession(every.SerializeToString(), so)
 
 
+def conv_bn_model() -> onnx.ModelProto:
+    """x -> Conv (no bias) -> BatchNormalization -> Relu -> y; x -> Conv2 (bias) -> c2, read by a
+    BatchNormalization and by z (not folded: another reader)."""
+    rng = np.random.default_rng(6)
+    c, m = 3, 4
+    init = lambda name, shape, lo=-1.0, hi=1.0: numpy_helper.from_array(  # noqa: E731
+        rng.uniform(lo, hi, shape).astype(np.float32), name)
+    inits = [init("w", [m, c, 3, 3]), init("w2", [m, c, 1, 1]), init("b2", [m]),
+             init("s", [m]), init("b", [m]), init("mean", [m]), init("var", [m], 0.5, 2.0),
+             init("s2", [m]), init("bb2", [m]), init("mean2", [m]), init("var2", [m], 0.5, 2.0)]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "s", "b", "mean", "var"], ["n"],
+                              epsilon=1e-3),
+             helper.make_node("Relu", ["n"], ["y"]),
+             helper.make_node("Conv", ["x", "w2", "b2"], ["c2"]),
+             helper.make_node("BatchNormalization", ["c2", "s2", "bb2", "mean2", "var2"], ["n2"]),
+             helper.make_node("Add", ["n2", "c2"], ["z"])]
+    g = helper.make_graph(nodes, "cbn", [helper.make_tensor_value_info("x", F, [1, c, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, m, 6, 6]),
+                           helper.make_tensor_value_info("z", F, [1, m, 6, 6])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)], ir_version=8)
+
+
+def test_batch_norm_after_a_conv_is_folded_in_float32(devices):
+    m = conv_bn_model()
+    twin = convert.to_bfloat16(m)
+    assert "folded_batch_norms=1" in twin.metadata_props[-1].value
+    assert [n.op_type for n in twin.graph.node if n.op_type in ("Conv", "BatchNormalization")] \
+        == ["Conv", "Conv", "BatchNormalization"]  # the second Conv's result has two readers
+    arr = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    s = arr["s"] / np.sqrt(arr["var"] + np.float32(1e-3))
+    want_w = (arr["w"] * s[:, None, None, None]).astype(np.float32)
+    want_b = ((np.zeros(4, np.float32) - arr["mean"]) * s + arr["b"]).astype(np.float32)
+    got = {t.name: np.frombuffer(t.raw_data, "<u2") for t in twin.graph.initializer}
+    np.testing.assert_array_equal(got["w"], reference_bf16(want_w))
+    np.testing.assert_array_equal(got["w/folded_bias"], reference_bf16(want_b))
+    so = ort.SessionOptions()
+    so.add_provider_for_devices(list(devices), actx_ep.provider_options("auto"))
+    x = np.random.default_rng(7).uniform(-2, 2, (1, 3, 6, 6)).astype(np.float32)
+    ours = ort.InferenceSession(twin.SerializeToString(), so).run(None, {"x": x})
+    ref = ort.InferenceSession(m.SerializeToString(),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    for a, b in zip(ours, ref):
+        np.testing.assert_allclose(a, b, rtol=0.03, atol=0.05)
+    kept = convert.to_bfloat16(m, fold_batch_norm=False)
+    assert sum(n.op_type == "BatchNormalization" for n in kept.graph.node) == 2
+    assert "folded" not in kept.metadata_props[-1].value
+
+
 F16 = TensorProto.FLOAT16
 
 

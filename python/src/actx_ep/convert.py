@@ -23,6 +23,8 @@ What the bfloat16 twin holds:
   ``only_actx_ops=False`` (``--every-op``) computes every op whose schema allows it in bfloat16.
 * **Graph inputs and outputs float32** by default, with Casts at the edges
   (``keep_io_types=False`` makes the data inputs and outputs bfloat16 instead).
+* **BatchNormalization folded into the Conv before it**, in float32, as ORT's level-1
+  optimiser folds it for a float32 model (``fold_batch_norm=False`` keeps it a node).
 * **A float16 model** is widened to float32 exactly (weights, Constants, Cast targets, types),
   then converted as a float32 one, so each weight rounds once; its float16 graph inputs and
   outputs stay float16 (Casts at the edges) unless ``keep_io_types=False``.
@@ -45,7 +47,7 @@ import sys
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 #: Bumped whenever a conversion's output changes: caches of converted models key on it.
-CONVERTER_VERSION = "2"
+CONVERTER_VERSION = "3"
 
 #: The model metadata key the converter records itself under (version and options).
 METADATA_KEY = "actx_ep.convert"
@@ -451,6 +453,85 @@ def bf16_opsets(model: Any) -> Dict[str, Optional[int]]:
 # ---- float32 -> bfloat16 -----------------------------------------------------------------------
 
 
+def _fold_batch_norms(g: Any) -> int:
+    """ORT's level-1 ConvBNFusion on the float32 graph, before anything is rounded: a
+    BatchNormalization (inference: one output) whose input only a Conv makes, that Conv's
+    result read by nothing else, the Conv's weights (and bias) and the statistics constant
+    initializers, becomes the Conv with weights W · s and bias (B - mean) · s + b, s =
+    scale / sqrt(var + epsilon), computed in float32 as ORT computes them. A twin then rounds
+    the folded weights once, and runs one node where it would run two (ORT alone folds the
+    float32 model the same way). Returns how many were folded."""
+    onnx, np = _deps()
+    from onnx import numpy_helper
+
+    inits = {t.name: t for t in g.initializer}
+    readers: Dict[str, int] = {}
+    for n in g.node:
+        for name in list(n.input) + sorted(set().union(*[_outer_refs(s) for s in _subgraphs(n)])):
+            readers[name] = readers.get(name, 0) + 1
+    outputs = {v.name for v in g.output}
+    maker = {o: n for n in g.node for o in n.output}
+    folded, drop, stale = 0, [], set()
+    for bn in g.node:
+        if bn.op_type != "BatchNormalization" or bn.domain not in ("", "ai.onnx"):
+            continue
+        if len([o for o in bn.output if o]) != 1 or len(bn.input) != 5:
+            continue
+        attrs = {a.name: a for a in bn.attribute}
+        if "training_mode" in attrs and attrs["training_mode"].i != 0:
+            continue
+        conv = maker.get(bn.input[0])
+        if conv is None or conv.op_type != "Conv" or conv.domain not in ("", "ai.onnx"):
+            continue
+        if readers.get(bn.input[0], 0) != 1 or bn.input[0] in outputs:
+            continue
+        names = list(bn.input[1:]) + list(conv.input[1:])
+        if not all(name in inits and inits[name].data_type == onnx.TensorProto.FLOAT
+                   for name in names if name) or len(conv.input) < 2 or not conv.input[1]:
+            continue
+        if any(readers.get(name, 0) != 1 for name in conv.input[1:] if name):
+            continue  # a weight shared with another node stays as it is
+        scale, bias, mean, var = (numpy_helper.to_array(inits[n]).astype(np.float32)
+                                  for n in bn.input[1:])
+        w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float32)
+        m = w.shape[0]
+        if any(v.shape != (m,) for v in (scale, bias, mean, var)):
+            continue
+        eps = np.float32(attrs["epsilon"].f if "epsilon" in attrs else 1e-5)
+        s = scale / np.sqrt(var + eps)
+        b0 = (numpy_helper.to_array(inits[conv.input[2]]).astype(np.float32)
+              if len(conv.input) > 2 and conv.input[2] else np.zeros(m, np.float32))
+        w_new = (w * s.reshape((m,) + (1,) * (w.ndim - 1))).astype(np.float32)
+        b_new = ((b0 - mean) * s + bias).astype(np.float32)
+        inits[conv.input[1]].CopyFrom(numpy_helper.from_array(w_new, conv.input[1]))
+        if len(conv.input) > 2 and conv.input[2]:
+            inits[conv.input[2]].CopyFrom(numpy_helper.from_array(b_new, conv.input[2]))
+        else:
+            name = f"{conv.input[1]}/folded_bias"
+            g.initializer.append(numpy_helper.from_array(b_new, name))
+            del conv.input[2:]
+            conv.input.append(name)
+        conv.output[0] = bn.output[0]
+        drop.append(bn)
+        stale |= {name for name in bn.input[1:] if readers.get(name, 0) == 1
+                  and name not in outputs}
+        folded += 1
+    for bn in drop:
+        g.node.remove(bn)
+    for t in list(g.initializer):  # statistics nothing else reads
+        if t.name in stale:
+            g.initializer.remove(t)
+    for v in list(g.input):  # an old model lists its initializers as inputs too
+        if v.name in stale:
+            g.input.remove(v)
+    if folded:
+        kept = {o for n in g.node for o in n.output} | {v.name for v in g.input} | set(inits)
+        for v in list(g.value_info):
+            if v.name not in kept:
+                g.value_info.remove(v)
+    return folded
+
+
 def _raise_opset(model: Any, float32_ops: Set[str], opset: Optional[int]) -> Tuple[Any, int, int]:
     onnx, _ = _deps()
     from onnx import version_converter
@@ -487,6 +568,7 @@ def to_bfloat16(
     float32_ops: Iterable[str] = (),
     opset: Optional[int] = None,
     only_actx_ops: bool = True,
+    fold_batch_norm: bool = True,
 ) -> Any:
     """The bfloat16 twin of a float32 or float16 model (an ``onnx.ModelProto``, a path or bytes).
 
@@ -495,8 +577,10 @@ def to_bfloat16(
     Casts (also the way to convert a model with an op the converter does not know). ``opset``: an
     ai.onnx opset to raise to at least. ``only_actx_ops``: op types outside
     :func:`actx_bf16_ops` are kept in float32 too (default), so that the twin loads in ORT with
-    actx's EP; False computes every op whose schema allows it in bfloat16. Raises
-    :class:`ConversionError` naming what it cannot convert.
+    actx's EP; False computes every op whose schema allows it in bfloat16.
+    ``fold_batch_norm``: a BatchNormalization after a Conv is folded into its weights and bias
+    in float32 first, as ORT's level-1 optimiser does to a float32 model (default); False keeps
+    it a node of its own. Raises :class:`ConversionError` naming what it cannot convert.
     """
     onnx, _ = _deps()
     from onnx import helper
@@ -526,6 +610,7 @@ def to_bfloat16(
                   if v.type.tensor_type.elem_type == FLOAT16}
     if from_half:
         _widen(m.graph, FLOAT16)
+    folded = _fold_batch_norms(m.graph) if fold_batch_norm else 0
     opset_before = _ai_onnx_opset(m)
     for n in m.graph.node:
         if n.op_type in f32_ops:
@@ -787,7 +872,8 @@ def to_bfloat16(
             g.value_info.remove(v)
     _set_metadata(m, f"version={CONVERTER_VERSION};to=bfloat16;keep_io_types={int(keep_io_types)}"
                   f";float32_ops={','.join(sorted(f32_ops))};opset={opset_before}->{opset_after}"
-                  + (";from=float16" if from_half else ""))
+                  + (";from=float16" if from_half else "")
+                  + (f";folded_batch_norms={folded}" if folded else ""))
     try:
         m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
         onnx.checker.check_model(m)
@@ -962,6 +1048,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--float32-ops", default="",
                    help="comma-separated op types kept in float32 between Casts")
     p.add_argument("--opset", type=int, default=None, help="raise the ai.onnx opset to at least N")
+    p.add_argument("--keep-batch-norm", action="store_true",
+                   help="keep a BatchNormalization after a Conv a node of its own (default: "
+                        "folded into the Conv's weights in float32, as ORT does)")
     p.add_argument("--every-op", action="store_true",
                    help="compute every op whose schema allows it in bfloat16 (default: only "
                         "those ORT with actx's EP runs in bfloat16; the rest float32)")
@@ -970,7 +1059,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if a.bfloat16:
             ops = [o for o in a.float32_ops.split(",") if o]
             out = to_bfloat16(a.input, keep_io_types=not a.bf16_io, float32_ops=ops,
-                              opset=a.opset, only_actx_ops=not a.every_op)
+                              opset=a.opset, only_actx_ops=not a.every_op,
+                              fold_batch_norm=not a.keep_batch_norm)
         else:
             out = to_float32(a.input)
         save(out, a.output)
