@@ -377,6 +377,29 @@ def test_batch_norm_after_a_conv_is_folded_in_float32(devices):
     assert "folded" not in kept.metadata_props[-1].value
 
 
+def test_a_stale_declared_shape_is_replaced_by_the_inferred_one(devices):
+    """An exporter's stale output shape (rank 2 declared, the Reshape makes rank 3) and a stale
+    value_info hint: ORT runs the model; the converter drops the hint and declares the output
+    as inference finds it."""
+    shape = numpy_helper.from_array(np.array([1, 2, 3], np.int64), "shape")
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "shape"], ["y"])],
+        "stale", [helper.make_tensor_value_info("x", F, [2, 3])],
+        [helper.make_tensor_value_info("y", F, [1, "n"])], [shape],
+        value_info=[helper.make_tensor_value_info("r", F, [7])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    with pytest.raises(Exception):  # onnx's strict inference refuses the model as it is
+        onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    twin = convert.to_bfloat16(m)
+    dims = [d.dim_value for d in twin.graph.output[0].type.tensor_type.shape.dim]
+    assert dims == [1, 2, 3] and types_of(twin)["r"] == BF
+    so = ort.SessionOptions()
+    so.add_provider_for_devices(list(devices), actx_ep.provider_options("auto"))
+    x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    y = ort.InferenceSession(twin.SerializeToString(), so).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(y, np.maximum(x, 0).reshape(1, 2, 3))
+
+
 F16 = TensorProto.FLOAT16
 
 

@@ -327,6 +327,28 @@ def _elem_types(model: Any) -> Dict[str, int]:
     return types
 
 
+def _drop_stale_shapes(model: Any) -> None:
+    """An exporter's stale shapes, which ORT runs past and onnx's strict inference does not: the
+    graph's value_info (hints) are dropped, and each output's declared shape becomes the one
+    inference finds for it (its element type kept)."""
+    onnx, _ = _deps()
+    g = model.graph
+    del g.value_info[:]
+    relaxed = onnx.ModelProto()
+    relaxed.CopyFrom(model)
+    for out in relaxed.graph.output:
+        out.type.tensor_type.ClearField("shape")
+    try:
+        inferred = onnx.shape_inference.infer_shapes(relaxed, strict_mode=True, data_prop=True)
+    except Exception:
+        return  # the model's own error, which _elem_types reports
+    found = {v.name: v for v in inferred.graph.output}
+    for out in g.output:
+        v = found.get(out.name)
+        if v is not None and v.type.tensor_type.HasField("shape"):
+            out.type.tensor_type.shape.CopyFrom(v.type.tensor_type.shape)
+
+
 def _all_tensor_types(model: Any) -> Iterable[int]:
     g = model.graph
     for t in g.initializer:
@@ -625,7 +647,11 @@ def to_bfloat16(
 
     m, opset_before, opset_after = _raise_opset(m, f32_ops, opset)
     g = m.graph
-    types = _elem_types(m)
+    try:
+        types = _elem_types(m)
+    except ConversionError:
+        _drop_stale_shapes(m)
+        types = _elem_types(m)
     nodes = list(g.node)
     slots = [_Slots(n, opset_after, f32_ops) for n in nodes]
     refs = [set().union(*[_outer_refs(sub) for sub in _subgraphs(n)]) for n in nodes]
