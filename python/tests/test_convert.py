@@ -328,9 +328,10 @@ def test_ops_the_ep_cannot_run_stay_float32_so_the_twin_loads(devices):
         ort.InferenceSession(every.SerializeToString(), so)
 
 
-def conv_bn_model() -> onnx.ModelProto:
+def conv_bn_model(constants: bool = False) -> onnx.ModelProto:
     """x -> Conv (no bias) -> BatchNormalization -> Relu -> y; x -> Conv2 (bias) -> c2, read by a
-    BatchNormalization and by z (not folded: another reader)."""
+    BatchNormalization and by z (not folded: another reader). constants: the weights and
+    statistics as Constant nodes (older exporters' form), not initializers."""
     rng = np.random.default_rng(6)
     c, m = 3, 4
     init = lambda name, shape, lo=-1.0, hi=1.0: numpy_helper.from_array(  # noqa: E731
@@ -345,23 +346,30 @@ def conv_bn_model() -> onnx.ModelProto:
              helper.make_node("Conv", ["x", "w2", "b2"], ["c2"]),
              helper.make_node("BatchNormalization", ["c2", "s2", "bb2", "mean2", "var2"], ["n2"]),
              helper.make_node("Add", ["n2", "c2"], ["z"])]
+    if constants:
+        nodes = [helper.make_node("Constant", [], [t.name], value=t) for t in inits] + nodes
+        inits = []
     g = helper.make_graph(nodes, "cbn", [helper.make_tensor_value_info("x", F, [1, c, 6, 6])],
                           [helper.make_tensor_value_info("y", F, [1, m, 6, 6]),
                            helper.make_tensor_value_info("z", F, [1, m, 6, 6])], inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)], ir_version=8)
 
 
-def test_batch_norm_after_a_conv_is_folded_in_float32(devices):
-    m = conv_bn_model()
+@pytest.mark.parametrize("constants", [False, True])
+def test_batch_norm_after_a_conv_is_folded_in_float32(devices, constants):
+    m = conv_bn_model(constants)
     twin = convert.to_bfloat16(m)
     assert "folded_batch_norms=1" in twin.metadata_props[-1].value
     assert [n.op_type for n in twin.graph.node if n.op_type in ("Conv", "BatchNormalization")] \
         == ["Conv", "Conv", "BatchNormalization"]  # the second Conv's result has two readers
-    arr = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    arr = {t.name: numpy_helper.to_array(t) for t in conv_bn_model().graph.initializer}
     s = arr["s"] / np.sqrt(arr["var"] + np.float32(1e-3))
     want_w = (arr["w"] * s[:, None, None, None]).astype(np.float32)
     want_b = ((np.zeros(4, np.float32) - arr["mean"]) * s + arr["b"]).astype(np.float32)
     got = {t.name: np.frombuffer(t.raw_data, "<u2") for t in twin.graph.initializer}
+    got.update({n.output[0]: np.frombuffer(n.attribute[0].t.raw_data, "<u2")
+                for n in twin.graph.node if n.op_type == "Constant"})
+    assert not {"s", "b", "mean", "var"} & set(got)  # the folded statistics are gone
     np.testing.assert_array_equal(got["w"], reference_bf16(want_w))
     np.testing.assert_array_equal(got["w/folded_bias"], reference_bf16(want_b))
     so = ort.SessionOptions()

@@ -478,15 +478,19 @@ def bf16_opsets(model: Any) -> Dict[str, Optional[int]]:
 def _fold_batch_norms(g: Any) -> int:
     """ORT's level-1 ConvBNFusion on the float32 graph, before anything is rounded: a
     BatchNormalization (inference: one output) whose input only a Conv makes, that Conv's
-    result read by nothing else, the Conv's weights (and bias) and the statistics constant
-    initializers, becomes the Conv with weights W · s and bias (B - mean) · s + b, s =
+    result read by nothing else, the Conv's weights (and bias) and the statistics constants
+    (initializers, or Constant nodes as older exporters write them), becomes the Conv with weights W · s and bias (B - mean) · s + b, s =
     scale / sqrt(var + epsilon), computed in float32 as ORT computes them. A twin then rounds
     the folded weights once, and runs one node where it would run two (ORT alone folds the
     float32 model the same way). Returns how many were folded."""
     onnx, np = _deps()
     from onnx import numpy_helper
 
-    inits = {t.name: t for t in g.initializer}
+    inits = {t.name: t for t in g.initializer}  # the constants: initializers, Constants' values
+    for n in g.node:
+        if n.op_type == "Constant" and n.domain in ("", "ai.onnx") and len(n.attribute) == 1 \
+                and n.attribute[0].name == "value" and n.output[0] not in inits:
+            inits[n.output[0]] = n.attribute[0].t
     readers: Dict[str, int] = {}
     for n in g.node:
         for name in list(n.input) + sorted(set().union(*[_outer_refs(s) for s in _subgraphs(n)])):
@@ -525,9 +529,11 @@ def _fold_batch_norms(g: Any) -> int:
               if len(conv.input) > 2 and conv.input[2] else np.zeros(m, np.float32))
         w_new = (w * s.reshape((m,) + (1,) * (w.ndim - 1))).astype(np.float32)
         b_new = ((b0 - mean) * s + bias).astype(np.float32)
-        inits[conv.input[1]].CopyFrom(numpy_helper.from_array(w_new, conv.input[1]))
+        w_t = inits[conv.input[1]]
+        w_t.CopyFrom(numpy_helper.from_array(w_new, w_t.name))
         if len(conv.input) > 2 and conv.input[2]:
-            inits[conv.input[2]].CopyFrom(numpy_helper.from_array(b_new, conv.input[2]))
+            b_t = inits[conv.input[2]]
+            b_t.CopyFrom(numpy_helper.from_array(b_new, b_t.name))
         else:
             name = f"{conv.input[1]}/folded_bias"
             g.initializer.append(numpy_helper.from_array(b_new, name))
@@ -543,6 +549,9 @@ def _fold_batch_norms(g: Any) -> int:
     for t in list(g.initializer):  # statistics nothing else reads
         if t.name in stale:
             g.initializer.remove(t)
+    for n in list(g.node):
+        if n.op_type == "Constant" and n.output[0] in stale:
+            g.node.remove(n)
     for v in list(g.input):  # an old model lists its initializers as inputs too
         if v.name in stale:
             g.input.remove(v)
