@@ -2,8 +2,9 @@
 general case. PaddleOCR's PP-OCRv4 detector (DBNet: BatchNormalization, ConvTranspose, Resize,
 HardSigmoid, Clip) and recogniser (BatchNormalization, LayerNormalization, MatMul, Softmax,
 Clip), pinned in models/manifest.txt, converted as a user would (actx_ep.convert), inputs as its
-recipe gives them, and its text direction classifier (MobileNetV3: HardSwish written out,
-HardSigmoid, GlobalAveragePool); and ISNet's float16 background remover (the converter widens a
+recipe gives them, and its text direction classifier (HardSwish written out, HardSigmoid,
+GlobalAveragePool); RapidOCR's document orientation classifier (a MobileNetV3: BatchNormalization
+folded by the converter, HardSwish as an op); and ISNet's float16 background remover (the converter widens a
 float16 model first; 1024 x 1024). Their bfloat16 twins load with every bfloat16 compute node on actx, and stay
 near the float32 twin:
 
@@ -12,8 +13,9 @@ near the float32 twin:
   3 % relative L2, and of the same sign at 99.9 % of pixels or more;
 - the recogniser's choice of character (argmax over its classes) at 95 % of its steps or more,
   and its probabilities within 6 % relative L2;
-- the classifier's two probabilities within 0.05, at its input size and at sizes down to one
-  pixel (where its MaxPool's window passes the input: ORT's output size, one clipped window).
+- the classifiers' probabilities within 0.05: PP-OCR's direction classifier at its input size
+  and at sizes down to one pixel (where its MaxPool's window passes the input: ORT's output
+  size, one clipped window), RapidOCR's MobileNetV3 orientation classifier at batch 1 and 3.
 
 Seen on the AVX-512 Xeon: detector logits 1.2 %; recogniser 100 % of steps, 1.5-2.5 %; ISNet
 0.26-0.28 %, 99.998-100 % of pixels."""
@@ -32,7 +34,7 @@ from conftest import REPO, fetch_models_or_skip
 sys.path.insert(0, str(REPO / "python" / "bench"))
 import bf16_models  # noqa: E402
 
-MODELS = ["ppocr-det", "ppocr-rec", "ppocr-cls", "isnet-fp16"]
+MODELS = ["ppocr-det", "ppocr-rec", "ppocr-cls", "rapid-orient", "isnet-fp16"]
 #: Models whose first output is a map after a Sigmoid: compared as logits.
 MAPS = {"ppocr-det", "isnet-fp16"}
 
@@ -78,7 +80,7 @@ def sessions(name: str, logits: bool):
     return ours, ref, twin
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", ["ppocr-det", "ppocr-rec", "isnet-fp16"])
 def test_twin_runs_on_actx_near_the_float32_twin(fetched, name):
     logits = name in MAPS
     ours, ref, twin = sessions(name, logits)
@@ -96,13 +98,20 @@ def test_twin_runs_on_actx_near_the_float32_twin(fetched, name):
             assert np.linalg.norm(a - b) / np.linalg.norm(b) <= 0.06
 
 
-def test_classifier_twin_at_any_input_size(fetched):
-    ours, ref, twin = sessions("ppocr-cls", False)
+CLASSIFIER_SHAPES = {
+    "ppocr-cls": [(1, 3, 1, 1), (1, 3, 8, 8), (2, 3, 48, 100), (1, 3, 32, 5)],
+    "rapid-orient": [(3, 3, 224, 224)],
+}
+
+
+@pytest.mark.parametrize("name", list(CLASSIFIER_SHAPES))
+def test_classifier_twin_at_its_input_sizes(fetched, name):
+    ours, ref, twin = sessions(name, False)
     assert bf16_models.bf16_left_to_ort(ours, twin) == {}
     rng = np.random.default_rng(5)
-    feeds = bf16_models.accuracy_inputs("ppocr-cls", 2)
+    feeds = bf16_models.accuracy_inputs(name, 2)
     feeds += [{"x": rng.uniform(-1, 1, shape).astype(np.float32)}
-              for shape in [(1, 3, 1, 1), (1, 3, 8, 8), (2, 3, 48, 100), (1, 3, 32, 5)]]
+              for shape in CLASSIFIER_SHAPES[name]]
     for feed in feeds:
         got, want = ours.run(None, feed)[0], ref.run(None, feed)[0]
         assert got.shape == want.shape and np.all(np.isfinite(got))
