@@ -263,11 +263,12 @@ static void nest_activation_of(nest *n, actx_model *g, actx_act_kind kind, const
     const tensor_spec *x = n->x;
     bias_len = x->rank && x->dims[x->rank - 1] >= 0 ? (size_t)x->dims[x->rank - 1] : 1;
     /* Now and then one that does not fit, where it makes the node fail: one that broadcast x
-     * to a bigger shape (x a scalar, or its innermost dimension 1) would make every graph's
+     * to a bigger shape (x a scalar, its innermost dimension 1 or symbolic, which a run may
+     * make 1) would make every graph's
      * declared shape a lie that ORT's If pre-allocates its output from, so that which of ORT's
      * kernels fails on that lie depended on where the nodes were placed. */
     const bool misfit = byte(n->r) >= 248;
-    if (misfit && x->rank > 0 && x->dims[x->rank - 1] != 1) bias_len = dim_values[pick(n->r, 6)];
+    if (misfit && x->rank > 0 && x->dims[x->rank - 1] > 1) bias_len = dim_values[pick(n->r, 6)];
     bias = malloc((bias_len + 1) * sizeof *bias);
     const unsigned seed = byte(n->r);
     for (size_t i = 0; i < bias_len; i++) /* ep_fill-like values, -4 .. 4 */

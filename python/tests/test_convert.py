@@ -385,6 +385,22 @@ def test_batch_norm_after_a_conv_is_folded_in_float32(devices, constants):
     assert "folded" not in kept.metadata_props[-1].value
 
 
+def test_batch_norm_fold_leaves_an_output_weight_and_takes_a_free_name():
+    """A Conv weight that is also a graph output is not folded (the output would change); a
+    folded bias gets a name no other value has."""
+    m = conv_bn_model()
+    m.graph.output.append(helper.make_tensor_value_info("w", F, [4, 3, 3, 3]))
+    twin = convert.to_bfloat16(m)
+    assert "folded_batch_norms" not in twin.metadata_props[-1].value
+    m = conv_bn_model()
+    m.graph.initializer.append(numpy_helper.from_array(np.zeros(2, np.float32), "w/folded_bias"))
+    m.graph.node.append(helper.make_node("Neg", ["w/folded_bias"], ["nb"]))
+    m.graph.output.append(helper.make_tensor_value_info("nb", F, [2]))
+    twin = convert.to_bfloat16(m)
+    conv = next(n for n in twin.graph.node if n.op_type == "Conv" and n.input[1] == "w")
+    assert conv.input[2] == "w/folded_bias_2"
+
+
 def test_a_stale_declared_shape_is_replaced_by_the_inferred_one(devices):
     """An exporter's stale output shape (rank 2 declared, the Reshape makes rank 3) and a stale
     value_info hint: ORT runs the model; the converter drops the hint and declares the output
@@ -468,6 +484,14 @@ def test_a_float16_model_computes_in_bfloat16_with_its_io_types(devices):
     # bfloat16 edges on request: none of float16 left
     bf_io = convert.to_bfloat16(m, keep_io_types=False)
     assert F16 not in set(convert._all_tensor_types(bf_io))
+    # a float16 input that is an output too: float16 on both sides; an output's value_info hint
+    m.graph.output.append(helper.make_tensor_value_info("x", F16, [2, 8]))
+    m.graph.value_info.append(helper.make_tensor_value_info("y", F16, [2, 8]))
+    twin = convert.to_bfloat16(m)
+    assert [v.type.tensor_type.elem_type for v in twin.graph.output] == [F16, F, F, F16]
+    assert "y" not in {v.name for v in twin.graph.value_info}
+    got = ort.InferenceSession(twin.SerializeToString(), so).run(None, feeds)
+    assert got[3].dtype == np.float16 and np.array_equal(got[3], feeds["x"])
 
 
 def test_bad_input_not_a_model(tmp_path):

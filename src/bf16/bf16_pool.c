@@ -12,8 +12,9 @@
  * in for target = ceil(in / stride), the odd one at the end for UPPER, the start for LOWER, the
  * kernel undilated (ORT's; so a dilated kernel may give fewer windows than ceil(in / stride)),
  * then the same formula; a negative start pad there (a stride past the kernel by 2 or more) is
- * refused (ORT's MaxPool refuses it, its AveragePool moves every window by it), a negative end
- * pad is taken (ORT's MaxPool refuses it; no window reaches it). A window's positions are taken in row-major order; positions in the
+ * refused (ORT's undilated MaxPool refuses it; its AveragePool and dilated MaxPool move every
+ * window by it), a negative end pad is taken (no window reaches it; ORT's undilated MaxPool
+ * refuses it). A window's positions are taken in row-major order; positions in the
  * padding are skipped.
  *
  * MaxPool: the largest value (exact; between equal values the first), -inf for a window that
@@ -163,7 +164,7 @@ static actx_status pool_plan_make(const pool_state *s, const actx_tensor *in, si
       const int64_t target = (in_d + st - 1) / st, total = (target - 1) * st + kd - in_d;
       pb = s->auto_pad == AUTO_SAME_UPPER ? total / 2 : (total + 1) / 2; /* C's truncation */
       pe = total - pb;
-      if (pb < 0) /* ORT's MaxPool refuses it; its AveragePool moves every window */
+      if (pb < 0) /* ORT's undilated MaxPool refuses it; its other pools move every window */
         return actx_bf16_fail(why, "auto_pad SAME gives a negative start pad");
     }
     /* ORT's output size (the file comment): span / stride truncated toward zero, or rounded

@@ -515,8 +515,8 @@ def _fold_batch_norms(g: Any) -> int:
         if not all(name in inits and inits[name].data_type == onnx.TensorProto.FLOAT
                    for name in names if name) or len(conv.input) < 2 or not conv.input[1]:
             continue
-        if any(readers.get(name, 0) != 1 for name in conv.input[1:] if name):
-            continue  # a weight shared with another node stays as it is
+        if any(readers.get(name, 0) != 1 or name in outputs for name in conv.input[1:] if name):
+            continue  # a weight shared with another node, or a graph output, stays as it is
         scale, bias, mean, var = (numpy_helper.to_array(inits[n]).astype(np.float32)
                                   for n in bn.input[1:])
         w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float32)
@@ -535,8 +535,14 @@ def _fold_batch_norms(g: Any) -> int:
             b_t = inits[conv.input[2]]
             b_t.CopyFrom(numpy_helper.from_array(b_new, b_t.name))
         else:
-            name = f"{conv.input[1]}/folded_bias"
+            taken = set(inits) | {o for n in g.node for o in n.output} | \
+                {v.name for v in list(g.input) + list(g.output)}
+            name, k = f"{conv.input[1]}/folded_bias", 1
+            while name in taken:
+                k += 1
+                name = f"{conv.input[1]}/folded_bias_{k}"
             g.initializer.append(numpy_helper.from_array(b_new, name))
+            inits[name] = g.initializer[-1]
             del conv.input[2:]
             conv.input.append(name)
         conv.output[0] = bn.output[0]
@@ -967,10 +973,15 @@ def _half_edges(g: Any, inputs: Set[str], outputs: Set[str], fresh: Any) -> None
     from onnx import helper
 
     FLOAT, FLOAT16 = onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16
+    for v in list(g.value_info):  # what the edges below retype, no hint contradicts
+        if v.name in outputs or v.name in inputs:
+            g.value_info.remove(v)
     for v in g.output:
-        if v.name not in outputs or v.name in inputs:
+        if v.name not in outputs:
             continue
         v.type.tensor_type.elem_type = FLOAT16
+        if v.name in inputs:  # the input itself, float16 again below
+            continue
         makers = [n for n in g.node if v.name in n.output]
         readers = [n for n in g.node if v.name in n.input or v.name in
                    set().union(*[_outer_refs(sub) for sub in _subgraphs(n)])]
