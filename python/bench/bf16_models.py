@@ -65,10 +65,12 @@ BF16_MODELS: Dict[str, Bf16Model] = {
 
 #: Real models beyond those the issue names (the general case), timed the same way: PaddleOCR's
 #: PP-OCRv4 detector (its text-probability map, near 0 on these text-free scenes: absolute
-#: error) and recogniser (its per-step character probabilities). No targets of their own.
+#: error) and recogniser (its per-step character probabilities), and RapidOCR's MobileNetV3
+#: orientation classifier (its four probabilities: absolute error). No targets of their own.
 MORE_MODELS: Dict[str, Bf16Model] = {
     "ppocr-det": Bf16Model("sigmoid_0.tmp_0", "max_abs", 0.01, "twin", 4),
     "ppocr-rec": Bf16Model("softmax_11.tmp_0", "rel_l2", 0.06, "twin", 8),
+    "rapid-orient": Bf16Model("fetch_name_0", "max_abs", 0.05, "twin", 8),
 }
 SECTION_MODELS: Dict[str, Bf16Model] = {**BF16_MODELS, **MORE_MODELS}
 
