@@ -239,6 +239,14 @@ def _outer_refs(graph: Any) -> Set[str]:
     return refs
 
 
+def _reads(node: Any) -> Set[str]:
+    """The values a node reads: its inputs and what its subgraphs read from enclosing scopes."""
+    reads = {i for i in node.input if i}
+    for sub in _subgraphs(node):
+        reads |= _outer_refs(sub)
+    return reads
+
+
 def _rename_refs(graph: Any, mapping: Dict[str, str]) -> None:
     """Renames the outer values a subgraph reads (not its own: ONNX names are unique)."""
     defined = {v.name for v in graph.input} | {t.name for t in graph.initializer}
@@ -261,10 +269,7 @@ def _sort(graph: Any) -> None:
     made = {o: k for k, n in enumerate(nodes) for o in n.output if o}
     needs: List[Set[int]] = []
     for k, n in enumerate(nodes):
-        reads = {i for i in n.input if i}
-        for sub in _subgraphs(n):
-            reads |= _outer_refs(sub)
-        needs.append({made[r] for r in reads if r in made and made[r] != k})
+        needs.append({made[r] for r in _reads(n) if r in made and made[r] != k})
     waiting = [len(x) for x in needs]
     users: Dict[int, List[int]] = {}
     for k, x in enumerate(needs):
@@ -493,7 +498,7 @@ def _fold_batch_norms(g: Any) -> int:
             inits[n.output[0]] = n.attribute[0].t
     readers: Dict[str, int] = {}
     for n in g.node:
-        for name in list(n.input) + sorted(set().union(*[_outer_refs(s) for s in _subgraphs(n)])):
+        for name in _reads(n):
             readers[name] = readers.get(name, 0) + 1
     outputs = {v.name for v in g.output}
     maker = {o: n for n in g.node for o in n.output}
@@ -983,8 +988,7 @@ def _half_edges(g: Any, inputs: Set[str], outputs: Set[str], fresh: Any) -> None
         if v.name in inputs:  # the input itself, float16 again below
             continue
         makers = [n for n in g.node if v.name in n.output]
-        readers = [n for n in g.node if v.name in n.input or v.name in
-                   set().union(*[_outer_refs(sub) for sub in _subgraphs(n)])]
+        readers = [n for n in g.node if v.name in _reads(n)]
         if len(makers) == 1 and makers[0].op_type == "Cast" and not readers:
             next(a for a in makers[0].attribute if a.name == "to").i = FLOAT16
             continue
@@ -1006,8 +1010,7 @@ def _half_edges(g: Any, inputs: Set[str], outputs: Set[str], fresh: Any) -> None
         v.type.tensor_type.elem_type = FLOAT16
         wide = None
         for n in g.node:
-            refs = set().union(*[_outer_refs(sub) for sub in _subgraphs(n)])
-            if n.op_type == "Cast" or (v.name not in n.input and v.name not in refs):
+            if n.op_type == "Cast" or v.name not in _reads(n):
                 continue
             if wide is None:
                 wide = fresh(f"{v.name}/f32")
