@@ -227,12 +227,16 @@ def session(arm: str, model: pathlib.Path, threads: int) -> Any:
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.add_session_config_entry(RECORD_ASSIGNMENT, "1")
-    # The arms' sessions share this process and its cores, each with its own intra-op pool,
-    # whose threads spin for a while after every Run(): an idle arm's spinning pool would take
-    # the cores from the arm being timed (ORT alone ran slower at 2 threads than at 1). All
-    # arms alike, as `actx ab` does (tools/actx/ab_eps.c).
+    # The arms' sessions share this process and its cores, each with its own intra-op pool.
+    # Within a Run() the threads spin between parallel regions, ORT's default (what a user's
+    # session does); ORT's force_spinning_stop ends the spinning when Run() returns, so that an
+    # idle arm's pool does not take the cores from the arm being timed (with the default, ORT
+    # alone ran slower at 2 threads than at 1). All arms alike. A null control (ORT alone
+    # against ORT alone, 2 threads, 2-core Xeon) gave 0.99-1.01 this way, as with spinning off;
+    # with spinning off, every parallel region woke a sleeping thread (about 30 us in a VM),
+    # which made both arms slower (ORT alone on MiniLM-L3 7.5 against 6.4 ms), ours more.
     if threads != 1:
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        so.add_session_config_entry("session.force_spinning_stop", "1")
     if arm in ("ort-f32", "ort-bf16"):
         return ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
     if arm == "actx-bf16":

@@ -213,68 +213,120 @@ static actx_status run_whole(actx_dnnl_cache *cache, const actx_dnnl_matmul_shap
   return st;
 }
 
-/* The least multiply-adds a block of rows takes whatever the pool costs (actx_dnnl_split_tasks
- * also asks for twice the measured cost of a parallel-for call, reckoned at oneDNN's rate). */
-#define ROWS_MIN_MACS (1 << 20)
-/* more blocks than this a run are not worth their ops */
-#define ROWS_MAX_TASKS 64
+/* The least multiply-adds a task takes whatever the pool costs (actx_dnnl_split_tasks also asks
+ * for twice the measured cost of a parallel-for call, reckoned at oneDNN's rate). */
+#define SPLIT_MIN_MACS (1 << 20)
+/* more tasks than this a run are not worth their ops */
+#define SPLIT_MAX_TASKS 64
 
-typedef struct rows_job {
-  actx_dnnl_op *full, *last; /* ops of a block of `rows` rows and of the last, shorter block */
+/* A matmul split into tasks of whole units: rows of a 2-D matmul, or matrices of a batched one.
+ * A unit moves A, B and the results by a_unit, b_unit (0: B shared, or A) and c_unit
+ * elements. */
+typedef struct split_job {
+  actx_dnnl_op *full, *last; /* ops of a task's `per_task` units and of the last, fewer */
   const uint16_t *a, *b;
   float *acc;
-  uint16_t *y; /* the rounding of acc, each block's on its task; NULL: the caller rounds */
-  int64_t m, rows, a_row_stride, n;
-  size_t blocks;
-  actx_status status[ROWS_MAX_TASKS];
-  const char *why[ROWS_MAX_TASKS];
-} rows_job;
+  uint16_t *y; /* the rounding of acc, each task's on its task; NULL: the caller rounds */
+  int64_t units, per_task, a_unit, b_unit, c_unit;
+  size_t tasks;
+  actx_status status[SPLIT_MAX_TASKS];
+  const char *why[SPLIT_MAX_TASKS];
+} split_job;
 
-static void rows_task(void *ctx, size_t task) {
-  rows_job *j = ctx;
-  actx_dnnl_op *op = task + 1 == j->blocks ? j->last : j->full;
-  const int64_t row = (int64_t)task * j->rows;
-  j->status[task] = actx_dnnl_run(op, j->a + row * j->a_row_stride, j->b, NULL,
-                                  j->acc + row * j->n, &j->why[task]);
-  const int64_t rows = task + 1 == j->blocks ? j->m - row : j->rows;
+static void split_task(void *ctx, size_t task) {
+  split_job *j = ctx;
+  const bool last = task + 1 == j->tasks;
+  const int64_t u = (int64_t)task * j->per_task, count = last ? j->units - u : j->per_task;
+  float *acc = j->acc + u * j->c_unit;
+  j->status[task] = actx_dnnl_run(last ? j->last : j->full, j->a + u * j->a_unit,
+                                  j->b != NULL ? j->b + u * j->b_unit : NULL, NULL, acc,
+                                  &j->why[task]);
   if (j->status[task] == ACTX_OK && j->y != NULL)
-    actx_dnnl_round(j->acc + row * j->n, j->y + row * j->n, (size_t)(rows * j->n), NULL);
+    actx_dnnl_round(acc, j->y + u * j->c_unit, (size_t)(count * j->c_unit), NULL);
 }
 
-/* A 2-D matmul (M x K by K x N) split into blocks of rows over the caller's parallel-for, each
- * block one oneDNN run on its task's thread alone (OpenMP team of 1). oneDNN's own team beside
- * ORT's pool oversubscribes the cores: both sides' threads spin after their parallel regions
- * (a 128 x 384 x 384 matmul took 0.5 ms on one thread and up to 61 ms on two), while blocks on
- * the pool's tasks use exactly the session's threads. The split is by whole rows, and a row's
- * sums do not depend on which rows share its block, so every split gives the same bits. Where y
- * is set, each task rounds its block's results into it (one parallel region a matmul, the
- * rounding while the block is in cache). */
+/* Runs j (its units, strides and buffers set) in `tasks` tasks over the caller's parallel-for,
+ * each one oneDNN run on its task's thread alone (OpenMP team of 1): oneDNN's own team beside
+ * ORT's pool oversubscribes the cores, since both sides' threads spin after their parallel
+ * regions (a 128 x 384 x 384 matmul took 0.5 ms on one thread and up to 61 ms on two), while
+ * tasks of the pool use exactly the session's threads. full and last are the shapes of a task's
+ * units and of the last task's, with unit_dim (the rows of A, or the batch) set per task. A
+ * unit's sums do not depend on which units share its task, so every split gives the same bits;
+ * where y is set, each task rounds its results into it (one parallel region a matmul, the
+ * rounding while they are in cache). */
+static actx_status run_split(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *shape,
+                             size_t unit_dim, bool a_units, bool b_units, split_job *j,
+                             size_t tasks, const actx_parallel *par, const char **why) {
+  j->per_task = (j->units + (int64_t)tasks - 1) / (int64_t)tasks;
+  j->tasks = (size_t)((j->units + j->per_task - 1) / j->per_task);
+  actx_dnnl_matmul_shape full = *shape, last = *shape;
+  const int64_t last_units = j->units - (int64_t)(j->tasks - 1) * j->per_task;
+  if (a_units) full.a_dims[unit_dim] = j->per_task, last.a_dims[unit_dim] = last_units;
+  if (b_units) full.b_dims[unit_dim] = j->per_task, last.b_dims[unit_dim] = last_units;
+  actx_status st = actx_dnnl_cache_matmul(cache, &full, &j->full, why);
+  if (st != ACTX_OK) return st;
+  j->last = j->full;
+  if (last_units != j->per_task) st = actx_dnnl_cache_matmul(cache, &last, &j->last, why);
+  if (st == ACTX_OK) {
+    par->parallel_for(par->runner_ctx, split_task, j, j->tasks);
+    for (size_t i = 0; i < j->tasks && st == ACTX_OK; i++)
+      if ((st = j->status[i]) != ACTX_OK && why != NULL) *why = j->why[i];
+    if (j->last != j->full) actx_dnnl_cache_release(cache, j->last);
+  }
+  actx_dnnl_cache_release(cache, j->full);
+  return st;
+}
+
+/* A 2-D matmul (M x K by K x N), split into blocks of rows. */
 static actx_status run_rows(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *ms,
                             const uint16_t *a, const uint16_t *b, float *acc, uint16_t *y,
                             const actx_parallel *par, const char **why) {
   const int64_t m = ms->a_dims[0], k = ms->a_dims[1], n = ms->b_dims[1];
   const double macs = (double)m * (double)k * (double)n;
-  size_t tasks = actx_dnnl_split_tasks(par, macs, m, ROWS_MIN_MACS, ROWS_MAX_TASKS);
+  const size_t tasks = actx_dnnl_split_tasks(par, macs, m, SPLIT_MIN_MACS, SPLIT_MAX_TASKS);
   if (tasks <= 1) return run_whole(cache, ms, a, b, acc, y, (size_t)(m * n), par, why);
-  rows_job job = {
-      .a = a, .b = b, .acc = acc, .y = y, .m = m, .a_row_stride = ms->a_strides[0], .n = n};
-  job.rows = (m + (int64_t)tasks - 1) / (int64_t)tasks;
-  job.blocks = (size_t)((m + job.rows - 1) / job.rows);
-  actx_dnnl_matmul_shape block = *ms, last = *ms;
-  block.a_dims[0] = job.rows;
-  last.a_dims[0] = m - (int64_t)(job.blocks - 1) * job.rows;
-  actx_status st = actx_dnnl_cache_matmul(cache, &block, &job.full, why);
-  if (st != ACTX_OK) return st;
-  job.last = job.full;
-  if (last.a_dims[0] != job.rows) st = actx_dnnl_cache_matmul(cache, &last, &job.last, why);
-  if (st == ACTX_OK) {
-    par->parallel_for(par->runner_ctx, rows_task, &job, job.blocks);
-    for (size_t i = 0; i < job.blocks && st == ACTX_OK; i++)
-      if ((st = job.status[i]) != ACTX_OK && why != NULL) *why = job.why[i];
-    if (job.last != job.full) actx_dnnl_cache_release(cache, job.last);
+  split_job job = {.a = a, .b = b, .acc = acc, .y = y, .units = m,
+                   .a_unit = ms->a_strides[0], .b_unit = 0, .c_unit = n};
+  return run_split(cache, ms, 0, true, false, &job, tasks, par, why);
+}
+
+/* A batched matmul whose A and B each have either every batch dimension of the result or none
+ * (all 1), split into tasks of whole matrices: the batch flattened into one dimension, so each
+ * task is one oneDNN run of a 3-D problem (the attention's Q·Kᵀ and its weights·V, 12 matrices
+ * each in MiniLM, had run on one thread). Any other mix of broadcast batch dimensions, or a
+ * batch too small to split, is one run. */
+static actx_status run_batches(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *ms,
+                               const problem *p, const uint16_t *a, const uint16_t *b,
+                               float *acc, uint16_t *y, size_t count, const actx_parallel *par,
+                               const char **why) {
+  bool a_all = true, a_none = true, b_all = true, b_none = true;
+  int64_t batch = 1;
+  for (size_t i = 0; i < p->batch_rank; i++) {
+    a_all &= p->a_batch[i] == p->c_batch[i], a_none &= p->a_batch[i] == 1;
+    b_all &= p->b_batch[i] == p->c_batch[i], b_none &= p->b_batch[i] == 1;
+    batch *= p->c_batch[i];
   }
-  actx_dnnl_cache_release(cache, job.full);
-  return st;
+  const double macs = (double)batch * (double)p->m * (double)p->k * (double)p->n;
+  const size_t tasks =
+      (a_all || a_none) && (b_all || b_none) && b != NULL
+          ? actx_dnnl_split_tasks(par, macs, batch, SPLIT_MIN_MACS, SPLIT_MAX_TASKS)
+          : 1;
+  if (tasks <= 1) return run_whole(cache, ms, a, b, acc, y, count, par, why);
+  /* [batch or 1, M, K] x [batch or 1, K, N], each operand's strides as ms has them */
+  const size_t r = ms->rank;
+  actx_dnnl_matmul_shape flat = {.rank = 3};
+  flat.a_dims[0] = a_all ? batch : 1;
+  flat.b_dims[0] = b_all ? batch : 1;
+  flat.a_strides[0] = p->m * p->k;
+  flat.b_strides[0] = p->k * p->n;
+  for (size_t d = 1; d < 3; d++) {
+    flat.a_dims[d] = ms->a_dims[r - 3 + d], flat.a_strides[d] = ms->a_strides[r - 3 + d];
+    flat.b_dims[d] = ms->b_dims[r - 3 + d], flat.b_strides[d] = ms->b_strides[r - 3 + d];
+  }
+  split_job job = {.a = a, .b = b, .acc = acc, .y = y, .units = batch,
+                   .a_unit = a_all ? p->m * p->k : 0, .b_unit = b_all ? p->k * p->n : 0,
+                   .c_unit = p->m * p->n};
+  return run_split(cache, &flat, 0, a_all, b_all, &job, tasks, par, why);
 }
 
 /* Y = round(alpha·acc + beta·C), Gemm's with an alpha or a C, in float32, once (a plain
@@ -364,7 +416,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     actx_dnnl_cache *cache = s->b_packed && fold ? s->packed_ops : s->ops;
     const uint16_t *b = cache == s->packed_ops ? NULL : in[1].data;
     st = fold ? run_rows(cache, &ms, in[0].data, b, acc, y, par, why)
-              : run_whole(cache, &ms, in[0].data, b, acc, y, count, par, why);
+              : run_batches(cache, &ms, &p, in[0].data, b, acc, y, count, par, why);
     if (st != ACTX_OK) {
       free(acc);
       return st;

@@ -181,7 +181,8 @@ static void check_against_reference(const gemm_attrs *g, const actx_tensor *a,
 static void serial_for(void *ctx, actx_task_fn task, void *task_ctx, size_t n);
 
 /* runs the case with B at run time without a parallel-for, and with B packed split over three
- * tasks (blocks of rows, bf16_matmul.c's run_rows, when large enough): the same bits */
+ * tasks (blocks of rows, bf16_matmul.c's run_rows, or matrices of a batch, run_batches, when
+ * large enough; a batched B is never packed): the same bits */
 static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_tensor c,
                      const char *label) {
   const actx_bf16_node node = node_of(g);
@@ -579,6 +580,11 @@ int main(void) {
   MM(2, 2, 2, 5, 7, 7, 0, 5, 0);                    /* N = 0: empty */
   MM(3, 2, 3, 0, 5, 7, 7, 4, 0, 5, 4);              /* batch 0 */
   MM(3, 3, 3, 2, 5, 0, 2, 0, 4, 2, 5, 4);           /* batched, K = 0 */
+  /* batched, split into tasks of whole matrices (bf16_matmul.c's run_batches): */
+  MM(4, 4, 4, 1, 12, 128, 32, 1, 12, 32, 128, 1, 12, 128, 128); /* attention's Q·Kᵀ: 4, 4, 4 */
+  MM(3, 3, 3, 1, 128, 64, 7, 64, 128, 7, 128, 128); /* A broadcast: 3, 3, 1 matrices */
+  MM(3, 2, 3, 7, 128, 64, 64, 128, 7, 128, 128);    /* B 2-D: folded into rows instead */
+  MM(4, 4, 4, 2, 3, 64, 128, 1, 3, 128, 128, 2, 3, 64, 128); /* B broadcast over one: one run */
 #undef MM
   /* Gemm: transposes, alpha / beta, every form of C, K = 0 */
   for (int ta = 0; ta < 2; ta++)
