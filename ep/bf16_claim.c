@@ -37,10 +37,11 @@ static bool serves_types(const actx_bf16_node *info, const actx_elem *output_ele
  * kernel is made) says why not. */
 static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNode *node,
                          OrtEpGraphSupportInfo *support, bool *bf16_node, bool *take,
-                         bool *chains, const char **why) {
+                         actx_bf16_op *op, bool *chains, bool *table, const char **why) {
   *bf16_node = false;
   *take = false;
-  *chains = false;
+  *chains = *table = false;
+  *op = ACTX_BF16_OP_COUNT;
   const actx_ep_node_source src = {.api = api, .node = node};
   actx_bf16_node info;
   actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS];
@@ -56,6 +57,8 @@ static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNod
     return NULL;
   }
   *chains = info.n_outputs == 1 && actx_bf16_kernel_chains(kernel);
+  *table = info.n_outputs == 1 && actx_bf16_kernel_is_activation(kernel);
+  *op = info.op;
   actx_bf16_kernel_destroy(kernel);
   const OrtKernelDef *def = NULL;
   if ((st = ep_api->EpGraphSupportInfo_LookUpKernel(support, node, &def)) != NULL) return st;
@@ -72,10 +75,13 @@ OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
                              const OrtNode *const *nodes, size_t n, bool *taken,
                              OrtEpGraphSupportInfo *support) {
   const OrtEpApi *ep_api = api->GetEpApi();
-  /* what each node's decision was: taken, and whether it can be a chain step */
+  /* what each node's decision was: taken, its op, whether it can be a chain step, and whether
+   * a Conv can apply it */
   bool *pending = calloc(n ? n : 1, sizeof *pending), *chains = calloc(n ? n : 1, sizeof *chains);
+  bool *tables = calloc(n ? n : 1, sizeof *tables);
+  actx_bf16_op *ops = malloc((n ? n : 1) * sizeof *ops);
   OrtStatus *st = NULL;
-  if (pending == NULL || chains == NULL) {
+  if (pending == NULL || chains == NULL || tables == NULL || ops == NULL) {
     st = actx_ep_error(api, ORT_FAIL, "out of memory deciding %zu nodes", n);
     goto done;
   }
@@ -87,7 +93,8 @@ OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
       continue; /* an earlier EP took it */
     bool bf16_node = false, take = false;
     const char *why = NULL;
-    st = decide(api, ep_api, nodes[i], support, &bf16_node, &take, &chains[i], &why);
+    st = decide(api, ep_api, nodes[i], support, &bf16_node, &take, &ops[i], &chains[i],
+                &tables[i], &why);
     if (st != NULL || !bf16_node) continue;
     const char *name = NULL, *op_type = NULL;
     if ((st = api->Node_GetName(nodes[i], &name)) != NULL ||
@@ -103,12 +110,17 @@ OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
     actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE, "actx: claimed bfloat16 node '%s' (%s)",
                 name != NULL ? name : "", op_type != NULL ? op_type : "");
   }
-  /* chains first (bf16_chain.c), then every other node on its own */
+  /* a Conv and its activation first (bf16_conv_act.c), then chains (bf16_chain.c), then every
+   * other node on its own */
+  if (st == NULL)
+    st = actx_ep_bf16_fuse_conv_activations(api, logger, nodes, n, pending, ops, tables, support);
   if (st == NULL) st = actx_ep_bf16_fuse_chains(api, logger, nodes, n, pending, chains, support);
   for (size_t i = 0; i < n && st == NULL; i++)
     if (pending[i]) st = ep_api->EpGraphSupportInfo_AddSingleNode(support, nodes[i]);
 done:
   free(pending);
   free(chains);
+  free(tables);
+  free(ops);
   return st;
 }

@@ -10,6 +10,8 @@
  *                   (constant inputs handed to the kernel once) and Compute
  *   bf16_chain.c    element-wise nodes that read one another's results, fused into one
  *                   compiled node that runs them as a chain (bf16.h) in one pass
+ *   bf16_conv_act.c a Conv and the activation that alone reads its result, fused into one
+ *                   compiled node whose Conv applies the activation as it rounds
  * Not a public header. */
 #ifndef ACTX_EP_BF16_EP_H
 #define ACTX_EP_BF16_EP_H
@@ -96,5 +98,23 @@ OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *poo
                                       OrtNodeComputeInfo **out);
 /* Releases info when it is a chain's and says so; false (nothing done) otherwise. */
 bool actx_ep_bf16_chain_release(OrtNodeComputeInfo *info);
+
+/* ---- bf16_conv_act.c ----------------------------------------------------------------------- */
+
+/* Among the nodes the service takes (pending[i]; ops[i] its op; tables[i]: it is an activation a
+ * Conv can apply, actx_bf16_kernel_is_activation), hands each Conv whose result only such a node
+ * reads (and no graph output is) to ORT with that node as one node to fuse, clearing both
+ * pending flags. Runs before the chains are found. */
+OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger *logger,
+                                              const OrtNode *const *nodes, size_t n,
+                                              bool *pending, const actx_bf16_op *ops,
+                                              const bool *tables, OrtEpGraphSupportInfo *support);
+/* Compile's part: when graph is a Conv and its activation fused above, *out is its compute info
+ * (the weights packed now); NULL otherwise. */
+OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *pool,
+                                         const OrtGraph *graph, const OrtNode *fused_node,
+                                         OrtNodeComputeInfo **out);
+/* Releases info when it is a Conv-and-activation's and says so; false (nothing done) otherwise. */
+bool actx_ep_bf16_conv_act_release(OrtNodeComputeInfo *info);
 
 #endif /* ACTX_EP_BF16_EP_H */

@@ -449,9 +449,11 @@ done:
   return st;
 }
 
-/* A compute info of either kind Compile makes: a group's, or a bfloat16 chain's. */
+/* A compute info of any kind Compile makes: a group's, a bfloat16 chain's, or a bfloat16 Conv
+ * and its activation's. */
 static void release_info(OrtNodeComputeInfo *info) {
-  if (!actx_ep_bf16_chain_release(info)) actx_ep_kernel_release(info);
+  if (!actx_ep_bf16_chain_release(info) && !actx_ep_bf16_conv_act_release(info))
+    actx_ep_kernel_release(info);
 }
 
 static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **infos, size_t n) {
@@ -499,9 +501,14 @@ static OrtStatus *ep_compile(OrtEp *self, const OrtGraph **graphs, const OrtNode
     const group_record *r = NULL;
     if ((st = api->Graph_GetNumNodes(graphs[i], &n)) != NULL) break;
     if (n > 0 && (st = find_record(ep, graphs[i], n, fused_nodes[i], &r)) != NULL) break;
-    /* no record: a chain of bfloat16 element-wise nodes (bf16_chain.c) */
-    if (r == NULL && (st = actx_ep_bf16_chain_compile(api, &ep->pool, graphs[i], fused_nodes[i],
-                                                      &infos[i])) != NULL)
+    /* no record: a bfloat16 Conv and its activation (bf16_conv_act.c), or a chain of
+     * bfloat16 element-wise nodes (bf16_chain.c) */
+    if (r == NULL && (st = actx_ep_bf16_conv_act_compile(api, &ep->pool, graphs[i],
+                                                         fused_nodes[i], &infos[i])) != NULL)
+      break;
+    if (r == NULL && infos[i] == NULL &&
+        (st = actx_ep_bf16_chain_compile(api, &ep->pool, graphs[i], fused_nodes[i],
+                                         &infos[i])) != NULL)
       break;
     if (r == NULL && infos[i] != NULL) continue;
     if (r == NULL) {

@@ -181,6 +181,19 @@ actx_status actx_bf16_chain_run(const actx_bf16_chain *chain, const actx_tensor 
                                 actx_tensor *out, const actx_parallel *par, const char **why);
 void actx_bf16_chain_destroy(actx_bf16_chain *chain);
 
+/* ---- an activation in its producer --------------------------------------------------------
+ * A table-driven unary op (a chain step of the table kind: Relu, HardSwish, HardSigmoid...)
+ * that reads a Conv's result and nothing else, applied by the Conv itself: each result is
+ * looked up in the op's table as it is rounded, while it is in cache, instead of in a pass of
+ * its own. The bits are those of the two nodes one by one (the table is the op's; a result the
+ * Conv recomputes, a NaN's or an infinity's window, is looked up after). Whether `kernel` takes
+ * `activation` so (a Conv does; a ConvTranspose, or an activation that is no table, does not:
+ * false, the kernel unchanged); activation must outlive kernel. */
+bool actx_bf16_kernel_fuse_activation(actx_bf16_kernel *kernel,
+                                      const actx_bf16_kernel *activation);
+/* Whether the kernel is such an activation (a table-driven unary op). */
+bool actx_bf16_kernel_is_activation(const actx_bf16_kernel *kernel);
+
 /* Elements of a shape (1 for rank 0). */
 int64_t actx_shape_elements(const actx_shape *shape);
 /* numpy broadcasting of a and b into *out; false when they do not broadcast. */

@@ -25,6 +25,7 @@
 #include "bf16_elementwise.h" /* actx_dims_elements */
 #include "bf16_family.h"
 #include "half.h"
+#include "lut.h"
 
 typedef enum auto_pad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID } auto_pad;
 
@@ -44,6 +45,7 @@ typedef struct conv_state {
   actx_dnnl_cache *ops; /* ops of a runtime W */
   float *bias;          /* a constant B, widened; NULL when B comes per run */
   int64_t bias_len;
+  const uint16_t *activation; /* a fused activation's table (bf16.h); NULL: none */
 } conv_state;
 
 static actx_status create(const actx_bf16_node *node, void **out, const char **why) {
@@ -371,6 +373,7 @@ typedef struct slabs_job {
   const uint16_t *x, *w; /* w: NULL when packed */
   const float *bias;
   uint16_t *y; /* dense [N, M, out...] */
+  const uint16_t *table; /* the results looked up in it as they are rounded; NULL: none */
   int64_t rows_per_task;
   actx_status status[SLAB_MAX_TASKS];
   const char *why[SLAB_MAX_TASKS];
@@ -415,8 +418,8 @@ static actx_status run_slab(const slabs_job *j, int64_t r0, int64_t r1, bool *no
   actx_status st = actx_dnnl_cache_conv(j->cache, &shape, &op, why);
   if (st != ACTX_OK) return st;
   /* the slab's rows rounded by its own run, on its task */
-  st = actx_dnnl_run_rounded(op, j->x + x_offset, j->w, j->bias, j->y + y_offset, nonfinite,
-                             why);
+  st = actx_dnnl_run_rounded(op, j->x + x_offset, j->w, j->bias, j->y + y_offset, j->table,
+                             nonfinite, why);
   actx_dnnl_cache_release(j->cache, op);
   return st;
 }
@@ -550,6 +553,7 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     uint16_t *yd = out[0].data;
     for (size_t i = 0; i < count; i++)
       yd[i] = actx_f32_to_bf16(bias != NULL ? bias[i / plane % m] : 0.0f);
+    if (s->activation != NULL) actx_lut_apply(s->activation, yd, yd, count);
   } else {
     /* a ConvTranspose's outputs past those its taps reach: computed apart (reached_part) */
     actx_dnnl_conv_shape reached = cs;
@@ -564,7 +568,8 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
                      .x = in[0].data,
                      .w = s->w_packed ? NULL : in[1].data,
                      .bias = bias,
-                     .y = y_reached};
+                     .y = y_reached,
+                     .table = s->activation};
     bool nonfinite = false;
     if (st == ACTX_OK && (y_reached == out[0].data || reached_count > 0))
       st = run_slabs(&job, par, &nonfinite, why);
@@ -575,8 +580,11 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
     if (st == ACTX_OK && nonfinite && actx_conv_has_nonfinite(in[0].data, x_count)) {
       uint16_t *finite = actx_conv_finite_copy(in[0].data, x_count);
       job.x = finite;
+      job.table = NULL; /* the repaired results are looked up with the others, after */
       st = finite == NULL ? ACTX_ERROR_OUT_OF_MEMORY : run_slabs(&job, par, &nonfinite, why);
       if (st == ACTX_OK) st = repair(s, &reached, in, bias, y_reached, why);
+      if (st == ACTX_OK && s->activation != NULL)
+        actx_lut_apply(s->activation, y_reached, y_reached, count);
       free(finite);
     }
     if (y_reached != out[0].data) {
@@ -588,5 +596,18 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
   return st;
 }
 
-const actx_bf16_family actx_bf16_family_conv = {
-    .create = create, .pack = pack, .shapes = shapes, .run = run, .destroy = destroy};
+/* A Conv's activation: applied as the results are rounded (bf16.h). A ConvTranspose's results
+ * past its taps are placed apart (place_reached), so it takes none. */
+static bool fuse_table(void *state, const uint16_t *table) {
+  conv_state *s = state;
+  if (s->transposed || s->activation != NULL) return false;
+  s->activation = table;
+  return true;
+}
+
+const actx_bf16_family actx_bf16_family_conv = {.create = create,
+                                                .pack = pack,
+                                                .shapes = shapes,
+                                                .run = run,
+                                                .destroy = destroy,
+                                                .fuse_table = fuse_table};

@@ -9,6 +9,7 @@
 #include "bf16_family.h"
 #include "bf16_round.h"
 #include "bf16_transpose.h"
+#include "lut.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
 }
 actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
                                   const uint16_t *weights, const float *bias, uint16_t *y,
-                                  bool *nonfinite, const char **why) {
+                                  const uint16_t *table, bool *nonfinite, const char **why) {
   return unavailable(why);
 }
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op) { return ""; }
@@ -389,7 +390,7 @@ static size_t round_block_positions(const channels_view *v) {
  * not 4; by blocks, so that the rounded copy is a block, not the tensor (a YOLOv8n first Conv's
  * was 0.8 MB), and is transposed while it is in L1. Returns the rounding's NaN / infinity flag. */
 static uint32_t round_channels_first(const channels_view *v, const float *from, uint16_t *block,
-                                     uint16_t *to) {
+                                     uint16_t *to, const uint16_t *table) {
   const size_t c = (size_t)v->channels, plane = (size_t)v->plane, cs = (size_t)v->channel_stride;
   const size_t per_block = round_block_positions(v);
   uint32_t special = 0;
@@ -399,6 +400,7 @@ static uint32_t round_channels_first(const channels_view *v, const float *from, 
     for (size_t p = 0; p < plane; p += per_block) {
       const size_t rows = plane - p < per_block ? plane - p : per_block;
       special |= actx_bf16_round_span(image + p * c, block, rows * c);
+      if (table != NULL) actx_lut_apply(table, block, block, rows * c);
       actx_transpose16(block, rows, c, c, out + p, cs);
     }
   }
@@ -1001,8 +1003,8 @@ static char *take(char **cursor, size_t bytes) {
 
 /* actx_dnnl_run into dst (float32), or, where rounded is set, actx_dnnl_run_rounded into it. */
 static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
-                          const float *bias, float *dst, uint16_t *rounded, bool *nonfinite,
-                          const char **why) {
+                          const float *bias, float *dst, uint16_t *rounded,
+                          const uint16_t *table, bool *nonfinite, const char **why) {
   if (op == NULL) return fail(why, "no oneDNN op", ACTX_ERROR_INVALID_ARGUMENT);
   if (rounded != NULL && !op->dst_view.ok)
     return fail(why, "the result is not a channels-first view to round",
@@ -1063,12 +1065,14 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
   if (st == dnnl_success && op->dst_move.on && rounded == NULL)
     channels_transpose(v, op->dst_move.elem_bytes, false, dst_tmp, dst);
   if (st == dnnl_success && op->dst_move.on && rounded != NULL)
-    special |= round_channels_first(v, (const float *)dst_tmp, (uint16_t *)round_tmp, rounded);
+    special |= round_channels_first(v, (const float *)dst_tmp, (uint16_t *)round_tmp, rounded,
+                                    table);
   if (st == dnnl_success && !op->dst_move.on && rounded != NULL)
     for (int64_t n = 0; n < v->batch; n++)
       for (int64_t c = 0; c < v->channels; c++) {
         const size_t at = (size_t)(n * v->batch_stride + c * v->channel_stride);
         special |= actx_bf16_round_span(dst + at, rounded + at, (size_t)v->plane);
+        if (table != NULL) actx_lut_apply(table, rounded + at, rounded + at, (size_t)v->plane);
       }
   if (nonfinite != NULL) *nonfinite = special != 0;
   if (stream != NULL) dnnl_stream_destroy(stream);
@@ -1082,13 +1086,13 @@ static actx_status run_op(const actx_dnnl_op *op, const uint16_t *src, const uin
 
 actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uint16_t *weights,
                           const float *bias, float *dst, const char **why) {
-  return run_op(op, src, weights, bias, dst, NULL, NULL, why);
+  return run_op(op, src, weights, bias, dst, NULL, NULL, NULL, why);
 }
 
 actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
                                   const uint16_t *weights, const float *bias, uint16_t *y,
-                                  bool *nonfinite, const char **why) {
-  return run_op(op, src, weights, bias, NULL, y, nonfinite, why);
+                                  const uint16_t *table, bool *nonfinite, const char **why) {
+  return run_op(op, src, weights, bias, NULL, y, table, nonfinite, why);
 }
 
 /* ---- the per-kernel cache ----------------------------------------------------------------- */

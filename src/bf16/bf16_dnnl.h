@@ -105,11 +105,13 @@ actx_status actx_dnnl_run(const actx_dnnl_op *op, const uint16_t *src, const uin
  * actx_dnnl_run and actx_dnnl_round, and where the primitive computes channels-last the
  * rounding comes before the transpose back, which then moves half the bytes. The result must
  * be a channels-first view (rank 3 or more, the dimensions after the second dense), as every
- * convolution's is; another fails. nonfinite (NULL: not asked): whether any result is a NaN or
- * an infinity, found by the rounding pass itself (bf16_conv_nonfinite.h's cue). */
+ * convolution's is; another fails. table (NULL: none): each rounded result looked up in it
+ * (ACTX_LUT_ENTRIES entries: an activation's, bf16.h) before it is stored, while it is in
+ * cache. nonfinite (NULL: not asked): whether any result is a NaN or an infinity before that
+ * lookup, found by the rounding pass itself (bf16_conv_nonfinite.h's cue). */
 actx_status actx_dnnl_run_rounded(const actx_dnnl_op *op, const uint16_t *src,
                                   const uint16_t *weights, const float *bias, uint16_t *y,
-                                  bool *nonfinite, const char **why);
+                                  const uint16_t *table, bool *nonfinite, const char **why);
 /* oneDNN's name of the implementation the op runs ("brg:avx512_core_amx", "gemm:jit"...), and
  * whether it computes in float32 on a host without bfloat16 arithmetic. */
 const char *actx_dnnl_op_impl(const actx_dnnl_op *op);

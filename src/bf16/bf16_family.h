@@ -36,6 +36,10 @@ typedef struct actx_bf16_family {
   /* An element-wise family's op as one step of a chain (bf16_chain.c): false where this node
    * cannot be one (Pow, a variadic Max). NULL in the other families. */
   bool (*chain_form)(const void *state, actx_bf16_chain_form *form);
+  /* Every result passed through table (a unary op's, ACTX_LUT_ENTRIES entries, alive as long as
+   * the state) before it is stored: false where the family cannot (the state unchanged). NULL
+   * in the families that never can. */
+  bool (*fuse_table)(void *state, const uint16_t *table);
 } actx_bf16_family;
 
 /* The kernel's op as a chain step (its family's chain_form); false where it cannot be one. */

@@ -346,7 +346,7 @@ static void channels_last(void) {
     for (size_t i = 0; i < nw; i++) w[i] = random_bf16();
     CHECK(actx_dnnl_run(op, x, w, NULL, acc, &why) == ACTX_OK);
     actx_dnnl_round(acc, y, ny, NULL);
-    CHECK(actx_dnnl_run_rounded(op, x, w, NULL, y2, NULL, &why) == ACTX_OK);
+    CHECK(actx_dnnl_run_rounded(op, x, w, NULL, y2, NULL, NULL, &why) == ACTX_OK);
     CHECK(memcmp(y, y2, ny * 2) == 0);
   }
   free(x), free(w), free(y), free(y2), free(acc);
@@ -613,6 +613,143 @@ static void concurrent(void) {
   actx_bf16_kernel_destroy(k);
 }
 
+/* ---- an activation applied by the Conv (bf16.h's actx_bf16_kernel_fuse_activation) -------- */
+
+static actx_bf16_kernel *unary_kernel(actx_bf16_op op, int version, float alpha) {
+  actx_bf16_node n = {.op = op, .since_version = version, .n_inputs = 1, .n_outputs = 1,
+                      .input_present = {true}, .output_present = {true},
+                      .input_elems = {ACTX_ELEM_BF16}};
+  if (alpha != 0.0f) n.attrs.has_alpha = true, n.attrs.alpha = alpha;
+  actx_bf16_kernel *k = NULL;
+  const char *why = "";
+  CHECK(actx_bf16_kernel_create(&n, &k, &why) == ACTX_OK);
+  return k;
+}
+
+/* Y of the Conv (node) on in, run with par, into a fresh buffer; *count its elements. */
+static uint16_t *conv_run(actx_bf16_kernel *k, const actx_tensor *in, size_t n_in,
+                          const actx_parallel *par, actx_tensor *y, const char *label) {
+  const char *why = "";
+  *y = (actx_tensor){.elem = ACTX_ELEM_COUNT};
+  CHECK(actx_bf16_kernel_shapes(k, in, n_in, y, 1, &why) == ACTX_OK);
+  const size_t count = (size_t)actx_shape_elements(&y->shape);
+  y->data = calloc(count + 1, 2);
+  const actx_status st = actx_bf16_kernel_run(k, in, n_in, y, 1, par, &why);
+  CHECK(st == ACTX_OK);
+  if (st != ACTX_OK) fprintf(stderr, "%s: %s\n", label, why);
+  return y->data;
+}
+
+/* The Conv with the activation fused gives the bits of the Conv, then the activation's own
+ * kernel on its result: every path of a run (channels-last and not, slabs over tasks, the
+ * NaN / infinity repair, an input of no channel), W constant and at run time. */
+static void fused_case(const conv_attrs *attrs, actx_tensor x, actx_tensor w, const actx_tensor *b,
+                       const actx_bf16_kernel *act, size_t tasks, const char *label) {
+  const actx_bf16_node node = node_of(attrs, b != NULL);
+  const actx_parallel par = {reversed_parallel_for, NULL, tasks, 0};
+  for (int packed = 0; packed < 2; packed++) {
+    actx_bf16_kernel *plain = NULL, *fused = NULL;
+    const char *why = "";
+    CHECK(actx_bf16_kernel_create(&node, &plain, &why) == ACTX_OK);
+    CHECK(actx_bf16_kernel_create(&node, &fused, &why) == ACTX_OK);
+    if (plain == NULL || fused == NULL) return;
+    CHECK(actx_bf16_kernel_fuse_activation(fused, act));
+    CHECK(!actx_bf16_kernel_fuse_activation(fused, act)); /* one activation a Conv */
+    actx_tensor in[3] = {x, w, b != NULL ? *b : ACTX_TENSOR_ABSENT}, in_fused[3];
+    memcpy(in_fused, in, sizeof in);
+    bool was = false;
+    if (packed && actx_bf16_kernel_pack(plain, 1, &w, &was, &why) == ACTX_OK && was)
+      in[1] = ACTX_TENSOR_ABSENT;
+    if (packed && actx_bf16_kernel_pack(fused, 1, &w, &was, &why) == ACTX_OK && was)
+      in_fused[1] = ACTX_TENSOR_ABSENT;
+    const size_t n_in = b != NULL ? 3 : 2;
+    actx_tensor y, z, yf;
+    slab_tasks = 0;
+    conv_run(plain, in, n_in, tasks > 1 ? &par : NULL, &y, label);
+    const size_t count = (size_t)actx_shape_elements(&y.shape);
+    z = y;
+    z.data = calloc(count + 1, 2);
+    CHECK(actx_bf16_kernel_run(act, &y, 1, &z, 1, NULL, &why) == ACTX_OK);
+    conv_run(fused, in_fused, n_in, tasks > 1 ? &par : NULL, &yf, label);
+    CHECK(tasks == 1 || slab_tasks >= 2);
+    const bool same = memcmp(z.data, yf.data, count * 2) == 0;
+    if (!same)
+      fprintf(stderr, "%s (%s W, %zu tasks): the fused activation differs\n", label,
+              packed ? "constant" : "runtime", tasks);
+    CHECK(same);
+    checked += (int)count;
+    free(y.data), free(z.data), free(yf.data);
+    actx_bf16_kernel_destroy(plain);
+    actx_bf16_kernel_destroy(fused);
+  }
+}
+
+static void fused_activations(void) {
+  actx_bf16_kernel *acts[] = {unary_kernel(ACTX_BF16_OP_RELU, 14, 0.0f),
+                              unary_kernel(ACTX_BF16_OP_HARD_SWISH, 22, 0.0f),
+                              unary_kernel(ACTX_BF16_OP_LEAKY_RELU, 16, 0.1f),
+                              unary_kernel(ACTX_BF16_OP_NEG, 13, 0.0f)};
+  const char *names[] = {"Relu", "HardSwish", "LeakyRelu", "Neg"};
+  const int64_t p1[] = {1, 1, 1, 1}, s2[] = {2, 2};
+  for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+    const actx_bf16_kernel *act = acts[a];
+    if (act == NULL) continue;
+    char label[96];
+    const int64_t xd[] = {1, 32, 40, 40}, wd[] = {32, 32, 3, 3}, bd[] = {32};
+    actx_tensor x = tensor(shape_of(4, xd)), w = tensor(shape_of(4, wd)), b = tensor(shape_of(1, bd));
+    snprintf(label, sizeof label, "Conv + %s: 3x3 pads 1", names[a]);
+    fused_case(&(conv_attrs){.spatial = 2, .pads = p1}, x, w, &b, act, 1, label);
+    snprintf(label, sizeof label, "Conv + %s: slabs over 3 tasks", names[a]);
+    fused_case(&(conv_attrs){.spatial = 2, .pads = p1}, x, w, &b, act, 3, label);
+    /* a NaN, an infinity and a signalling NaN: the repair's results are looked up too */
+    uint16_t *xp = x.data;
+    xp[5 * 1600 + 10 * 40 + 10] = 0x7FC0, xp[9 * 1600] = 0x7F80, xp[2 * 1600 + 99] = 0xFF81;
+    snprintf(label, sizeof label, "Conv + %s: NaN / Inf in X", names[a]);
+    fused_case(&(conv_attrs){.spatial = 2, .pads = p1, .strides = s2}, x, w, NULL, act, 1, label);
+    free(x.data), free(w.data), free(b.data);
+    /* depthwise, few channels (oneDNN's layouts differ), 1-D, and an input of no channel */
+    const int64_t xg[] = {2, 8, 9, 11}, wg[] = {8, 1, 3, 3};
+    actx_tensor xg_t = tensor(shape_of(4, xg)), wg_t = tensor(shape_of(4, wg));
+    snprintf(label, sizeof label, "Conv + %s: depthwise, N 2", names[a]);
+    fused_case(&(conv_attrs){.spatial = 2, .group = 8, .pads = p1}, xg_t, wg_t, NULL, act, 1,
+               label);
+    free(xg_t.data), free(wg_t.data);
+    const int64_t x1[] = {1, 3, 30}, w1[] = {5, 3, 3}, b5[] = {5};
+    actx_tensor x1_t = tensor(shape_of(3, x1)), w1_t = tensor(shape_of(3, w1));
+    actx_tensor b5_t = tensor(shape_of(1, b5));
+    snprintf(label, sizeof label, "Conv + %s: 1-D", names[a]);
+    fused_case(&(conv_attrs){.spatial = 1}, x1_t, w1_t, &b5_t, act, 1, label);
+    free(x1_t.data), free(w1_t.data);
+    const int64_t x0[] = {1, 0, 5, 5}, w0[] = {5, 0, 3, 3};
+    actx_tensor x0_t = tensor(shape_of(4, x0)), w0_t = tensor(shape_of(4, w0));
+    snprintf(label, sizeof label, "Conv + %s: no input channel (the bias)", names[a]);
+    fused_case(&(conv_attrs){.spatial = 2, .pads = p1}, x0_t, w0_t, &b5_t, act, 1, label);
+    free(x0_t.data), free(w0_t.data), free(b5_t.data);
+  }
+  /* refused: an activation that is no table (Add), a ConvTranspose, none */
+  const conv_attrs c = {.spatial = 2};
+  const actx_bf16_node node = node_of(&c, false);
+  actx_bf16_node t = node;
+  t.op = ACTX_BF16_OP_CONV_TRANSPOSE;
+  actx_bf16_node add = {.op = ACTX_BF16_OP_ADD, .since_version = 14, .n_inputs = 2,
+                        .n_outputs = 1, .input_present = {true, true}, .output_present = {true},
+                        .input_elems = {ACTX_ELEM_BF16, ACTX_ELEM_BF16}};
+  actx_bf16_kernel *conv = NULL, *convt = NULL, *add_k = NULL;
+  const char *why = "";
+  CHECK(actx_bf16_kernel_create(&node, &conv, &why) == ACTX_OK);
+  CHECK(actx_bf16_kernel_create(&t, &convt, &why) == ACTX_OK);
+  CHECK(actx_bf16_kernel_create(&add, &add_k, &why) == ACTX_OK);
+  CHECK(!actx_bf16_kernel_fuse_activation(conv, add_k));
+  CHECK(!actx_bf16_kernel_fuse_activation(conv, NULL));
+  CHECK(!actx_bf16_kernel_fuse_activation(convt, acts[0]));
+  CHECK(!actx_bf16_kernel_fuse_activation(add_k, acts[0]));
+  CHECK(actx_bf16_kernel_fuse_activation(conv, acts[0]));
+  actx_bf16_kernel_destroy(conv);
+  actx_bf16_kernel_destroy(convt);
+  actx_bf16_kernel_destroy(add_k);
+  for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) actx_bf16_kernel_destroy(acts[a]);
+}
+
 int main(void) {
   if (!actx_dnnl_available()) {
     const conv_attrs c = {.spatial = 2};
@@ -674,6 +811,7 @@ int main(void) {
   packed_layouts();
   slabs();
   channels_last();
+  fused_activations();
   if (failures) {
     fprintf(stderr, "test_bf16_conv: %d failures\n", failures);
     return 1;

@@ -127,7 +127,7 @@ static void echo_destroy(void *state) { (void)state; }
 
 #define ECHO(fam)                                                                        \
   const actx_bf16_family actx_bf16_family_##fam = {echo_create, NULL, echo_shapes, echo_run, \
-                                                   echo_destroy, NULL};
+                                                   echo_destroy, NULL, NULL};
 ECHO(matmul)
 ECHO(conv)
 ECHO(resize)
@@ -259,6 +259,6 @@ static void probe_destroy(void *state) {
 }
 
 const actx_bf16_family actx_bf16_family_unary = {probe_create, NULL, probe_shapes, probe_run,
-                                                 probe_destroy, NULL};
+                                                 probe_destroy, NULL, NULL};
 const actx_bf16_family actx_bf16_family_binary = {probe_create, probe_pack, probe_shapes,
-                                                  probe_run, probe_destroy, NULL};
+                                                  probe_run, probe_destroy, NULL, NULL};
