@@ -485,6 +485,9 @@ extern const char actx_ep_auto_table_declines[];
 /* An ORT status with a printf-style message prefixed "actx EP: ". */
 OrtStatus *actx_ep_error(const OrtApi *api, OrtErrorCode code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* For a name wanted only for a message (a node's name, its operator): a failed call's status
+ * released and *text NULL. */
+void actx_ep_ignore(const OrtApi *api, OrtStatus *status, const char **text);
 
 /* Logs at the given level through an OrtLogger (nothing if logger is NULL). */
 void actx_ep_log(const OrtApi *api, const OrtLogger *logger, OrtLoggingLevel level, const char *fmt,

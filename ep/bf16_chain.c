@@ -12,8 +12,8 @@
  * Compile: the fused graph's nodes are read again (the reader and kernel creation of the single
  * nodes), ordered so each reads only earlier ones, and mapped to the fused node's inputs by
  * value name (ORT lists a value read twice once; its constants come as inputs too). Compute
- * hands the inputs to actx_bf16_chain_run. After Compile the kernel is only read: concurrent
- * Run() calls share it. */
+ * (bf16_compiled.c) hands the inputs to actx_bf16_chain_run. After Compile the kernel is only
+ * read: concurrent Run() calls share it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +138,7 @@ OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
     if ((st = ep_api->EpGraphSupportInfo_AddNodesToFuse(support, members, m, &fusion)) != NULL)
       break;
     const char *name = NULL;
-    if (api->Node_GetName(members[0], &name) != NULL) name = NULL;
+    actx_ep_ignore(api, api->Node_GetName(members[0], &name), &name);
     actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
                 "actx: %zu bfloat16 element-wise nodes as one chain, from node '%s'", m,
                 name != NULL ? name : "");
@@ -159,65 +159,21 @@ done:
 /* ---- Compile and Compute ------------------------------------------------------------------ */
 
 typedef struct chain_kernel {
-  OrtNodeComputeInfo info; /* first: ORT hands &info back */
-  const OrtApi *api;
-  actx_ep_pool_facts *pool;
+  actx_ep_bf16_compiled base; /* first */
   actx_bf16_chain *chain;
-  size_t n_inputs, n_steps;
+  size_t n_steps;
   actx_bf16_kernel *kernels[ACTX_BF16_CHAIN_MAX_STEPS];
-  char label[112]; /* "chain of 8 nodes from 'x'", for messages */
 } chain_kernel;
 
-static OrtStatus *chain_create_state(OrtNodeComputeInfo *self, OrtNodeComputeContext *ctx,
-                                     void **state) {
-  (void)self;
-  (void)ctx;
-  *state = NULL; /* per-call state lives on Compute's stack */
-  return NULL;
+static actx_status chain_shape(const actx_ep_bf16_compiled *node, const actx_tensor *in,
+                               size_t n_in, actx_shape *out, const char **why) {
+  return actx_bf16_chain_shape(((const chain_kernel *)node)->chain, in, n_in, out, why);
 }
 
-static void chain_release_state(OrtNodeComputeInfo *self, void *state) {
-  (void)self;
-  (void)state;
-}
-
-static OrtStatus *chain_compute(OrtNodeComputeInfo *self, void *state,
-                                OrtKernelContext *context) {
-  (void)state;
-  const chain_kernel *k = (const chain_kernel *)self;
-  const OrtApi *api = k->api;
-  size_t n_in = 0;
-  OrtStatus *st = api->KernelContext_GetInputCount(context, &n_in);
-  if (st != NULL) return st;
-  if (n_in != k->n_inputs)
-    return actx_ep_error(api, ORT_EP_FAIL, "%s: %zu inputs, compiled for %zu", k->label, n_in,
-                         k->n_inputs);
-  actx_tensor in[ACTX_BF16_CHAIN_MAX_INPUTS];
-  for (size_t i = 0; i < n_in; i++) {
-    const OrtValue *value = NULL;
-    if ((st = api->KernelContext_GetInput(context, i, &value)) != NULL) return st;
-    if (value == NULL)
-      return actx_ep_error(api, ORT_EP_FAIL, "%s: input %zu has no value", k->label, i);
-    if ((st = actx_ep_bf16_tensor(api, k->label, value, i, &in[i])) != NULL) return st;
-  }
-  const char *why = NULL;
-  actx_tensor out = {.elem = ACTX_ELEM_BF16};
-  actx_status as = actx_bf16_chain_shape(k->chain, in, n_in, &out.shape, &why);
-  if (as == ACTX_OK) {
-    OrtValue *value = NULL;
-    if ((st = api->KernelContext_GetOutput(context, 0, out.shape.dims, out.shape.rank,
-                                           &value)) != NULL ||
-        (st = api->GetTensorMutableData(value, &out.data)) != NULL)
-      return st;
-    actx_ep_ort_runner runner;
-    actx_parallel par;
-    actx_ep_bf16_parallel(api, context, k->pool, k->label, &runner, &par);
-    as = actx_bf16_chain_run(k->chain, in, n_in, &out, &par, &why);
-  }
-  if (as == ACTX_OK) return NULL;
-  return actx_ep_error(api, as == ACTX_ERROR_INVALID_ARGUMENT ? ORT_INVALID_ARGUMENT : ORT_EP_FAIL,
-                       "%s: %s (%s)", k->label, why != NULL && why[0] ? why : "failed",
-                       actx_status_string(as));
+static actx_status chain_run(const actx_ep_bf16_compiled *node, const actx_tensor *in,
+                             size_t n_in, actx_tensor *out, const actx_parallel *par,
+                             const char **why) {
+  return actx_bf16_chain_run(((const chain_kernel *)node)->chain, in, n_in, out, par, why);
 }
 
 static void chain_kernel_free(chain_kernel *k) {
@@ -227,11 +183,9 @@ static void chain_kernel_free(chain_kernel *k) {
   free(k);
 }
 
-bool actx_ep_bf16_chain_release(OrtNodeComputeInfo *info) {
-  if (info == NULL || info->Compute != chain_compute) return false;
-  chain_kernel_free((chain_kernel *)info);
-  return true;
-}
+static void chain_destroy(actx_ep_bf16_compiled *node) { chain_kernel_free((chain_kernel *)node); }
+
+static const actx_ep_bf16_compiled_ops chain_ops = {chain_shape, chain_run, chain_destroy};
 
 static OrtStatus *value_name(const OrtApi *api, const OrtValueInfo *v, const char **name) {
   *name = NULL;
@@ -250,15 +204,10 @@ typedef struct chain_node {
 
 static OrtStatus *read_chain_node(const OrtApi *api, const OrtNode *node, chain_node *out) {
   *out = (chain_node){0};
-  const actx_ep_node_source src = {.api = api, .node = node};
-  actx_bf16_node info;
-  actx_elem output_elems[ACTX_BF16_MAX_OUTPUTS];
-  const char *why = NULL;
-  OrtStatus *st = actx_ep_bf16_read_node(&src, &info, output_elems, &why);
-  if (st != NULL || why != NULL || info.op == ACTX_BF16_OP_COUNT || info.n_outputs != 1)
-    return st;
-  if (actx_bf16_kernel_create(&info, &out->kernel, &why) != ACTX_OK) return NULL;
-  if (!actx_bf16_kernel_chains(out->kernel)) {
+  actx_bf16_op op;
+  OrtStatus *st = actx_ep_bf16_node_kernel(api, node, &op, &out->kernel);
+  if (st != NULL || out->kernel == NULL) return st;
+  if (!actx_bf16_kernel_chains(out->kernel)) { /* (a chain step's op has one output) */
     actx_bf16_kernel_destroy(out->kernel);
     out->kernel = NULL;
     return NULL;
@@ -267,7 +216,7 @@ static OrtStatus *read_chain_node(const OrtApi *api, const OrtNode *node, chain_
   size_t n_in = 0;
   if ((st = actx_ep_node_inputs(api, node, in, ACTX_BF16_MAX_INPUTS, &n_in)) == NULL &&
       (st = actx_ep_node_output(api, node, &y)) == NULL) {
-    out->n_inputs = n_in < info.n_inputs ? n_in : info.n_inputs;
+    out->n_inputs = n_in < ACTX_BF16_MAX_INPUTS ? n_in : ACTX_BF16_MAX_INPUTS;
     for (size_t i = 0; i < out->n_inputs && st == NULL; i++)
       st = value_name(api, in[i], &out->input[i]);
     if (st == NULL) st = value_name(api, y, &out->output);
@@ -361,28 +310,23 @@ OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *poo
     goto done;
   }
   const char *first = NULL;
-  if (api->Node_GetName(graph_nodes[order[0]], &first) != NULL) first = NULL;
-  snprintf(k->label, sizeof k->label, "chain of %zu nodes from '%s'", n,
+  actx_ep_ignore(api, api->Node_GetName(graph_nodes[order[0]], &first), &first);
+  snprintf(k->base.label, sizeof k->base.label, "chain of %zu nodes from '%s'", n,
            first != NULL ? first : "");
-  const char *why = NULL;
-  const actx_status as = actx_bf16_chain_create(steps, n, n_in, &k->chain, &why);
-  if (as != ACTX_OK) {
-    st = actx_ep_error(api, ORT_EP_FAIL, "%s: %s (%s)", k->label, why, actx_status_string(as));
-    goto done;
-  }
-  k->info.ort_version_supported = ORT_API_VERSION;
-  k->info.CreateState = chain_create_state;
-  k->info.Compute = chain_compute;
-  k->info.ReleaseState = chain_release_state;
-  k->api = api;
-  k->pool = pool;
-  k->n_inputs = n_in;
   k->n_steps = n;
   for (size_t s = 0; s < n; s++) {
     k->kernels[s] = nodes[s].kernel;
     nodes[s].kernel = NULL; /* the kernel's now */
   }
-  *out = &k->info;
+  const char *why = NULL;
+  const actx_status as = actx_bf16_chain_create(steps, n, n_in, &k->chain, &why);
+  if (as != ACTX_OK) {
+    st = actx_ep_error(api, ORT_EP_FAIL, "%s: %s (%s)", k->base.label, why,
+                       actx_status_string(as));
+    goto done;
+  }
+  if ((st = actx_ep_bf16_compiled_init(&k->base, api, pool, &chain_ops, n_in)) != NULL) goto done;
+  *out = &k->base.info;
   k = NULL;
 done:
   for (size_t i = 0; i < n; i++) actx_bf16_kernel_destroy(nodes[i].kernel);

@@ -8,6 +8,8 @@
  *   bf16_claim.c    GetCapability's decision for a bfloat16 node, and handing it to ORT
  *   bf16_kernels.c  the registered kernels (OrtKernelImpl): their registration, PrePackWeight
  *                   (constant inputs handed to the kernel once) and Compute
+ *   bf16_compiled.c what every compiled node of the service shares: its nodes read again for
+ *                   Compile, and its Compute's and release's ORT plumbing
  *   bf16_chain.c    element-wise nodes that read one another's results, fused into one
  *                   compiled node that runs them as a chain (bf16.h) in one pass
  *   bf16_conv_act.c a Conv and the activation that alone reads its result, fused into one
@@ -82,6 +84,47 @@ void actx_ep_bf16_parallel(const OrtApi *api, OrtKernelContext *context,
                            actx_ep_pool_facts *pool, const char *label,
                            actx_ep_ort_runner *runner, actx_parallel *par);
 
+/* ---- bf16_compiled.c ----------------------------------------------------------------------- */
+
+/* A fused graph's node read again for Compile, as the claim read it: its op
+ * (ACTX_BF16_OP_COUNT when the service does not serve it) and its kernel (NULL when the reader
+ * or the kernel's creation refuses it). */
+OrtStatus *actx_ep_bf16_node_kernel(const OrtApi *api, const OrtNode *node, actx_bf16_op *op,
+                                    actx_bf16_kernel **kernel);
+
+/* The most inputs a compiled node of the service takes (a chain's). */
+#define ACTX_EP_BF16_COMPILED_MAX_INPUTS ACTX_BF16_CHAIN_MAX_INPUTS
+
+/* A compiled node of the service: each kind (a chain, a Conv with its activation) makes one,
+ * first in a struct of its own, and gives its three steps. */
+typedef struct actx_ep_bf16_compiled actx_ep_bf16_compiled;
+typedef struct actx_ep_bf16_compiled_ops {
+  /* the output's shape for the fused node's inputs */
+  actx_status (*shape)(const actx_ep_bf16_compiled *node, const actx_tensor *in, size_t n_in,
+                       actx_shape *out, const char **why);
+  /* out (bfloat16, that shape, ORT's) from the inputs, over par */
+  actx_status (*run)(const actx_ep_bf16_compiled *node, const actx_tensor *in, size_t n_in,
+                     actx_tensor *out, const actx_parallel *par, const char **why);
+  /* frees the node (the struct that holds it) */
+  void (*destroy)(actx_ep_bf16_compiled *node);
+} actx_ep_bf16_compiled_ops;
+struct actx_ep_bf16_compiled {
+  OrtNodeComputeInfo info; /* first: ORT hands &info back */
+  const OrtApi *api;
+  actx_ep_pool_facts *pool;
+  const actx_ep_bf16_compiled_ops *ops;
+  size_t n_inputs; /* the fused node's */
+  char label[112]; /* "chain of 8 nodes from 'x'", for messages */
+};
+/* Makes node (its label set) a compute info of the fused node with n_inputs inputs (at most
+ * ACTX_EP_BF16_COMPILED_MAX_INPUTS). After Compile it is only read: concurrent Run() calls
+ * share it. */
+OrtStatus *actx_ep_bf16_compiled_init(actx_ep_bf16_compiled *node, const OrtApi *api,
+                                      actx_ep_pool_facts *pool,
+                                      const actx_ep_bf16_compiled_ops *ops, size_t n_inputs);
+/* Releases info when it is such a node and says so; false (nothing done) otherwise. */
+bool actx_ep_bf16_compiled_release(OrtNodeComputeInfo *info);
+
 /* ---- bf16_chain.c -------------------------------------------------------------------------- */
 
 /* Among the nodes the service takes (pending[i]; chains[i]: its kernel can be a chain step),
@@ -96,8 +139,6 @@ OrtStatus *actx_ep_bf16_fuse_chains(const OrtApi *api, const OrtLogger *logger,
 OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *pool,
                                       const OrtGraph *graph, const OrtNode *fused_node,
                                       OrtNodeComputeInfo **out);
-/* Releases info when it is a chain's and says so; false (nothing done) otherwise. */
-bool actx_ep_bf16_chain_release(OrtNodeComputeInfo *info);
 
 /* ---- bf16_conv_act.c ----------------------------------------------------------------------- */
 
@@ -114,7 +155,5 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
 OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *pool,
                                          const OrtGraph *graph, const OrtNode *fused_node,
                                          OrtNodeComputeInfo **out);
-/* Releases info when it is a Conv-and-activation's and says so; false (nothing done) otherwise. */
-bool actx_ep_bf16_conv_act_release(OrtNodeComputeInfo *info);
 
 #endif /* ACTX_EP_BF16_EP_H */

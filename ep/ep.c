@@ -449,11 +449,10 @@ done:
   return st;
 }
 
-/* A compute info of any kind Compile makes: a group's, a bfloat16 chain's, or a bfloat16 Conv
- * and its activation's. */
+/* A compute info of either kind Compile makes: a group's, or a bfloat16 compiled node's (a
+ * chain, a Conv and its activation). */
 static void release_info(OrtNodeComputeInfo *info) {
-  if (!actx_ep_bf16_chain_release(info) && !actx_ep_bf16_conv_act_release(info))
-    actx_ep_kernel_release(info);
+  if (!actx_ep_bf16_compiled_release(info)) actx_ep_kernel_release(info);
 }
 
 static void ep_release_node_compute_infos(OrtEp *self, OrtNodeComputeInfo **infos, size_t n) {

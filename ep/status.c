@@ -15,6 +15,12 @@ OrtStatus *actx_ep_error(const OrtApi *api, OrtErrorCode code, const char *fmt, 
   return api->CreateStatus(code, msg);
 }
 
+void actx_ep_ignore(const OrtApi *api, OrtStatus *status, const char **text) {
+  if (status == NULL) return;
+  api->ReleaseStatus(status);
+  *text = NULL;
+}
+
 void actx_ep_log(const OrtApi *api, const OrtLogger *logger, OrtLoggingLevel level, const char *fmt,
                  ...) {
   if (logger == NULL) return;

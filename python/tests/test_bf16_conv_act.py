@@ -140,9 +140,61 @@ def hand_twin(activation: str, nested: bool) -> onnx.ModelProto:
 def test_in_an_if_branch_with_the_weights_outside(devices, activation):
     nested = with_actx(hand_twin(activation, True).SerializeToString(), devices, policy="auto")
     flat = with_actx(hand_twin(activation, False).SerializeToString(), devices, policy="auto")
+    # each branch's Conv and activation as one node; the flat twin's Conv (read twice) alone
+    assert actx_subgraph_sizes(nested).count(2) == 2, actx_subgraph_sizes(nested)
+    assert actx_subgraph_sizes(flat).count(2) == 0, actx_subgraph_sizes(flat)
     x = np.random.default_rng(5).uniform(-2, 2, (1, 3, 5, 5)).astype(np.float32)
     x.ravel()[[3, 17]] = [np.nan, -np.inf]
     want = flat.run(None, {"x": x, "cond": np.array(True)})[0]
     for cond in (True, False):
         got = nested.run(None, {"x": x, "cond": np.array(cond)})[0]
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def bf16_convs(pads: list, shared_outputs: bool, dead: bool = False) -> onnx.ModelProto:
+    """Convs of the same weights (an initializer read by all) with pads[k] each, each followed by
+    a Relu: y0, y1...; shared_outputs: each Conv's result is a graph output too (not fused);
+    dead: one more Conv and Relu whose result nothing reads."""
+    B = TensorProto.BFLOAT16
+    w = np.random.default_rng(6).uniform(-0.5, 0.5, (4, 3, 3, 3)).astype(np.float32)
+    wb = helper.make_tensor("w", B, list(w.shape), convert.f32_to_bf16_bits(w).tobytes(), raw=True)
+    nodes = [helper.make_node("Cast", ["x"], ["xb"], to=B)]
+    outputs = []
+    for k, p in enumerate(pads):
+        nodes += [helper.make_node("Conv", ["xb", "w"], [f"c{k}"], pads=[p] * 4),
+                  helper.make_node("Relu", [f"c{k}"], [f"r{k}"]),
+                  helper.make_node("Cast", [f"r{k}"], [f"y{k}"], to=F)]
+        outputs.append(helper.make_tensor_value_info(f"y{k}", F, None))
+        if shared_outputs:
+            nodes.append(helper.make_node("Cast", [f"c{k}"], [f"z{k}"], to=F))
+            outputs.append(helper.make_tensor_value_info(f"z{k}", F, None))
+    if dead:
+        nodes += [helper.make_node("Conv", ["xb", "w"], ["cd"], pads=[2] * 4),
+                  helper.make_node("Relu", ["cd"], ["unread"])]
+    graph = helper.make_graph(nodes, "convs", [helper.make_tensor_value_info("x", F, [1, 3, 6, 7])],
+                              outputs, [wb])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)], ir_version=10)
+
+
+def test_convs_sharing_their_weights(devices):
+    """Two fused Convs read one initializer (packed by each at Compile); the same bits as the
+    two unfused."""
+    fused = with_actx(bf16_convs([1, 0], False).SerializeToString(), devices, policy="auto")
+    single = with_actx(bf16_convs([1, 0], True).SerializeToString(), devices, policy="auto")
+    assert actx_subgraph_sizes(fused).count(2) == 2, actx_subgraph_sizes(fused)
+    assert actx_subgraph_sizes(single).count(2) == 0, actx_subgraph_sizes(single)
+    x = np.random.default_rng(8).uniform(-2, 2, (1, 3, 6, 7)).astype(np.float32)
+    got, want = fused.run(None, {"x": x}), single.run(None, {"x": x})
+    for k in range(2):
+        np.testing.assert_array_equal(got[k].view(np.uint32), want[2 * k].view(np.uint32))
+
+
+def test_an_activation_nothing_reads_is_not_fused(devices):
+    """A Conv and a Relu whose result nothing reads: a fused node would have no output (ORT 1.30
+    crashed on its Compute asking for one), so they stay single nodes and the session runs."""
+    session = with_actx(bf16_convs([1], False, dead=True).SerializeToString(), devices,
+                        policy="auto")
+    x = np.random.default_rng(9).uniform(-2, 2, (1, 3, 6, 7)).astype(np.float32)
+    y = session.run(None, {"x": x})[0]
+    want = with_actx(bf16_convs([1], True).SerializeToString(), devices, policy="auto")
+    np.testing.assert_array_equal(y.view(np.uint32), want.run(None, {"x": x})[0].view(np.uint32))

@@ -432,7 +432,7 @@ static void slab_task(void *ctx, size_t task) {
 }
 
 /* The convolution split into slabs of output rows over the caller's parallel-for, each slab one
- * oneDNN run on its task's thread alone (see bf16_matmul.c's run_rows for why not oneDNN's own
+ * oneDNN run on its task's thread alone (see bf16_matmul.c's run_split for why not oneDNN's own
  * team). */
 static actx_status run_slabs(const slabs_job *whole_job, const actx_parallel *par,
                              bool *nonfinite, const char **why) {
@@ -583,6 +583,8 @@ static actx_status run(const void *state, const actx_tensor *in, size_t n_in, ac
       job.table = NULL; /* the repaired results are looked up with the others, after */
       st = finite == NULL ? ACTX_ERROR_OUT_OF_MEMORY : run_slabs(&job, par, &nonfinite, why);
       if (st == ACTX_OK) st = repair(s, &reached, in, bias, y_reached, why);
+      /* y_reached is the whole output here: only a ConvTranspose's part may be smaller, and a
+       * ConvTranspose takes no activation (fuse_table) */
       if (st == ACTX_OK && s->activation != NULL)
         actx_lut_apply(s->activation, y_reached, y_reached, count);
       free(finite);

@@ -131,16 +131,21 @@ bool actx_bf16_kernel_chain_form(const actx_bf16_kernel *k, actx_bf16_chain_form
   return k != NULL && k->family->chain_form != NULL && k->family->chain_form(k->state, form);
 }
 
-bool actx_bf16_kernel_is_activation(const actx_bf16_kernel *k) {
+/* The table of a table-driven unary op's kernel; NULL for any other. */
+static const uint16_t *activation_table(const actx_bf16_kernel *k) {
   actx_bf16_chain_form form;
-  return actx_bf16_kernel_chain_form(k, &form) && form.kind == ACTX_CHAIN_TABLE &&
-         form.table != NULL;
+  return actx_bf16_kernel_chain_form(k, &form) && form.kind == ACTX_CHAIN_TABLE ? form.table
+                                                                                : NULL;
+}
+
+bool actx_bf16_kernel_is_activation(const actx_bf16_kernel *k) {
+  return activation_table(k) != NULL;
 }
 
 bool actx_bf16_kernel_fuse_activation(actx_bf16_kernel *k, const actx_bf16_kernel *activation) {
-  actx_bf16_chain_form form;
-  return k != NULL && k->family->fuse_table != NULL && actx_bf16_kernel_is_activation(activation) &&
-         actx_bf16_kernel_chain_form(activation, &form) && k->family->fuse_table(k->state, form.table);
+  const uint16_t *table = activation_table(activation);
+  return k != NULL && table != NULL && k->family->fuse_table != NULL &&
+         k->family->fuse_table(k->state, table);
 }
 
 bool actx_bf16_kernel_chains(const actx_bf16_kernel *k) {

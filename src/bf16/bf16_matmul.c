@@ -249,20 +249,20 @@ static void split_task(void *ctx, size_t task) {
  * each one oneDNN run on its task's thread alone (OpenMP team of 1): oneDNN's own team beside
  * ORT's pool oversubscribes the cores, since both sides' threads spin after their parallel
  * regions (a 128 x 384 x 384 matmul took 0.5 ms on one thread and up to 61 ms on two), while
- * tasks of the pool use exactly the session's threads. full and last are the shapes of a task's
- * units and of the last task's, with unit_dim (the rows of A, or the batch) set per task. A
- * unit's sums do not depend on which units share its task, so every split gives the same bits;
- * where y is set, each task rounds its results into it (one parallel region a matmul, the
- * rounding while they are in cache). */
+ * tasks of the pool use exactly the session's threads. The shape's first dimension of A (and
+ * of B where b_units) counts the units: a task's run is of its own units. A unit's sums do not
+ * depend on which units share its task, so every split gives the same bits; where y is set,
+ * each task rounds its results into it (one parallel region a matmul, the rounding while they
+ * are in cache). */
 static actx_status run_split(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *shape,
-                             size_t unit_dim, bool a_units, bool b_units, split_job *j,
-                             size_t tasks, const actx_parallel *par, const char **why) {
+                             bool a_units, bool b_units, split_job *j, size_t tasks,
+                             const actx_parallel *par, const char **why) {
   j->per_task = (j->units + (int64_t)tasks - 1) / (int64_t)tasks;
   j->tasks = (size_t)((j->units + j->per_task - 1) / j->per_task);
   actx_dnnl_matmul_shape full = *shape, last = *shape;
   const int64_t last_units = j->units - (int64_t)(j->tasks - 1) * j->per_task;
-  if (a_units) full.a_dims[unit_dim] = j->per_task, last.a_dims[unit_dim] = last_units;
-  if (b_units) full.b_dims[unit_dim] = j->per_task, last.b_dims[unit_dim] = last_units;
+  if (a_units) full.a_dims[0] = j->per_task, last.a_dims[0] = last_units;
+  if (b_units) full.b_dims[0] = j->per_task, last.b_dims[0] = last_units;
   actx_status st = actx_dnnl_cache_matmul(cache, &full, &j->full, why);
   if (st != ACTX_OK) return st;
   j->last = j->full;
@@ -287,28 +287,28 @@ static actx_status run_rows(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape
   if (tasks <= 1) return run_whole(cache, ms, a, b, acc, y, (size_t)(m * n), par, why);
   split_job job = {.a = a, .b = b, .acc = acc, .y = y, .units = m,
                    .a_unit = ms->a_strides[0], .b_unit = 0, .c_unit = n};
-  return run_split(cache, ms, 0, true, false, &job, tasks, par, why);
+  return run_split(cache, ms, true, false, &job, tasks, par, why);
 }
 
-/* A batched matmul whose A and B each have either every batch dimension of the result or none
- * (all 1), split into tasks of whole matrices: the batch flattened into one dimension, so each
- * task is one oneDNN run of a 3-D problem (the attention's Q·Kᵀ and its weights·V, 12 matrices
- * each in MiniLM, had run on one thread). Any other mix of broadcast batch dimensions, or a
- * batch too small to split, is one run. */
+/* A batched matmul (B has a batch: one without is folded into rows) whose B has every batch
+ * dimension of the result and A every one or none (all 1), split into tasks of whole matrices:
+ * the batch flattened into one dimension, so each task is one oneDNN run of a 3-D problem (the
+ * attention's Q·Kᵀ and its weights·V, 12 matrices each in MiniLM, had run on one thread). Any
+ * other mix of broadcast batch dimensions, or a batch too small to split, is one run. */
 static actx_status run_batches(actx_dnnl_cache *cache, const actx_dnnl_matmul_shape *ms,
                                const problem *p, const uint16_t *a, const uint16_t *b,
                                float *acc, uint16_t *y, size_t count, const actx_parallel *par,
                                const char **why) {
-  bool a_all = true, a_none = true, b_all = true, b_none = true;
+  bool a_all = true, a_none = true, b_all = true;
   int64_t batch = 1;
   for (size_t i = 0; i < p->batch_rank; i++) {
     a_all &= p->a_batch[i] == p->c_batch[i], a_none &= p->a_batch[i] == 1;
-    b_all &= p->b_batch[i] == p->c_batch[i], b_none &= p->b_batch[i] == 1;
+    b_all &= p->b_batch[i] == p->c_batch[i];
     batch *= p->c_batch[i];
   }
   const double macs = (double)batch * (double)p->m * (double)p->k * (double)p->n;
   const size_t tasks =
-      (a_all || a_none) && (b_all || b_none) && b != NULL
+      (a_all || a_none) && b_all && b != NULL
           ? actx_dnnl_split_tasks(par, macs, batch, SPLIT_MIN_MACS, SPLIT_MAX_TASKS)
           : 1;
   if (tasks <= 1) return run_whole(cache, ms, a, b, acc, y, count, par, why);
@@ -316,7 +316,7 @@ static actx_status run_batches(actx_dnnl_cache *cache, const actx_dnnl_matmul_sh
   const size_t r = ms->rank;
   actx_dnnl_matmul_shape flat = {.rank = 3};
   flat.a_dims[0] = a_all ? batch : 1;
-  flat.b_dims[0] = b_all ? batch : 1;
+  flat.b_dims[0] = batch;
   flat.a_strides[0] = p->m * p->k;
   flat.b_strides[0] = p->k * p->n;
   for (size_t d = 1; d < 3; d++) {
@@ -324,9 +324,9 @@ static actx_status run_batches(actx_dnnl_cache *cache, const actx_dnnl_matmul_sh
     flat.b_dims[d] = ms->b_dims[r - 3 + d], flat.b_strides[d] = ms->b_strides[r - 3 + d];
   }
   split_job job = {.a = a, .b = b, .acc = acc, .y = y, .units = batch,
-                   .a_unit = a_all ? p->m * p->k : 0, .b_unit = b_all ? p->k * p->n : 0,
+                   .a_unit = a_all ? p->m * p->k : 0, .b_unit = p->k * p->n,
                    .c_unit = p->m * p->n};
-  return run_split(cache, &flat, 0, a_all, b_all, &job, tasks, par, why);
+  return run_split(cache, &flat, a_all, true, &job, tasks, par, why);
 }
 
 /* Y = round(alpha·acc + beta·C), Gemm's with an alpha or a C, in float32, once (a plain

@@ -706,6 +706,8 @@ static void fused_activations(void) {
     xp[5 * 1600 + 10 * 40 + 10] = 0x7FC0, xp[9 * 1600] = 0x7F80, xp[2 * 1600 + 99] = 0xFF81;
     snprintf(label, sizeof label, "Conv + %s: NaN / Inf in X", names[a]);
     fused_case(&(conv_attrs){.spatial = 2, .pads = p1, .strides = s2}, x, w, NULL, act, 1, label);
+    snprintf(label, sizeof label, "Conv + %s: NaN / Inf in X, slabs over 3 tasks", names[a]);
+    fused_case(&(conv_attrs){.spatial = 2, .pads = p1}, x, w, &b, act, 3, label);
     free(x.data), free(w.data), free(b.data);
     /* depthwise, few channels (oneDNN's layouts differ), 1-D, and an input of no channel */
     const int64_t xg[] = {2, 8, 9, 11}, wg[] = {8, 1, 3, 3};
