@@ -207,7 +207,7 @@ static OrtStatus *read_chain_node(const OrtApi *api, const OrtNode *node, chain_
   actx_bf16_op op;
   OrtStatus *st = actx_ep_bf16_node_kernel(api, node, &op, &out->kernel);
   if (st != NULL || out->kernel == NULL) return st;
-  if (!actx_bf16_kernel_chains(out->kernel)) { /* (a chain step's op has one output) */
+  if (!actx_bf16_kernel_chains(out->kernel)) {
     actx_bf16_kernel_destroy(out->kernel);
     out->kernel = NULL;
     return NULL;
@@ -220,6 +220,10 @@ static OrtStatus *read_chain_node(const OrtApi *api, const OrtNode *node, chain_
     for (size_t i = 0; i < out->n_inputs && st == NULL; i++)
       st = value_name(api, in[i], &out->input[i]);
     if (st == NULL) st = value_name(api, y, &out->output);
+  }
+  if (st == NULL && out->output == NULL) { /* no single output to chain */
+    actx_bf16_kernel_destroy(out->kernel);
+    out->kernel = NULL;
   }
   return st;
 }

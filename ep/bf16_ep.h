@@ -94,6 +94,8 @@ OrtStatus *actx_ep_bf16_node_kernel(const OrtApi *api, const OrtNode *node, actx
 
 /* The most inputs a compiled node of the service takes (a chain's). */
 #define ACTX_EP_BF16_COMPILED_MAX_INPUTS ACTX_BF16_CHAIN_MAX_INPUTS
+_Static_assert(ACTX_BF16_MAX_INPUTS <= ACTX_EP_BF16_COMPILED_MAX_INPUTS,
+               "a compiled node takes at least a node's inputs");
 
 /* A compiled node of the service: each kind (a chain, a Conv with its activation) makes one,
  * first in a struct of its own, and gives its three steps. */

@@ -194,6 +194,8 @@ def test_an_activation_nothing_reads_is_not_fused(devices):
     crashed on its Compute asking for one), so they stay single nodes and the session runs."""
     session = with_actx(bf16_convs([1], False, dead=True).SerializeToString(), devices,
                         policy="auto")
+    # the read pair fused, the unread one not
+    assert actx_subgraph_sizes(session).count(2) == 1, actx_subgraph_sizes(session)
     x = np.random.default_rng(9).uniform(-2, 2, (1, 3, 6, 7)).astype(np.float32)
     y = session.run(None, {"x": x})[0]
     want = with_actx(bf16_convs([1], True).SerializeToString(), devices, policy="auto")

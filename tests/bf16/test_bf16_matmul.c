@@ -176,31 +176,33 @@ static void check_against_reference(const gemm_attrs *g, const actx_tensor *a,
   }
 }
 
-/* Runs one case: a kernel with B at run time, and one with B packed; both against the
- * reference; the two compared bit for bit where oneDNN computes in float32. */
 static void serial_for(void *ctx, actx_task_fn task, void *task_ctx, size_t n);
-
-/* runs the case with B at run time without a parallel-for, and with B packed split over three
- * tasks (blocks of rows, bf16_matmul.c's run_rows, or matrices of a batch, run_batches, when
- * large enough; a batched B is never packed): the same bits */
 static size_t split_tasks; /* the most tasks serial_for was handed in the last run */
 
+/* Runs one case three times, each against the reference: B at run time without a parallel-for;
+ * B at run time split over three tasks (blocks of rows, bf16_matmul.c's run_rows, or matrices
+ * of a batch, run_batches, when large enough); B packed (where the kernel packs it: a batched B
+ * it does not), split. The first two are the same oneDNN arithmetic over other units, so the
+ * same bits on every host; the packed run too where oneDNN computes in float32 (in bfloat16,
+ * packed weights may take other kernels). */
 static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_tensor c,
                      const char *label) {
   const actx_bf16_node node = node_of(g);
-  actx_tensor outs[2];
+  actx_tensor outs[3];
   bool b_packed = false;
-  for (int packed = 0; packed < 2; packed++) {
+  size_t tasks = 0;
+  for (int r = 0; r < 3; r++) {
     actx_bf16_kernel *k = NULL;
     const char *why = NULL;
     actx_status st = actx_bf16_kernel_create(&node, &k, &why);
     CHECK(st == ACTX_OK);
     if (st != ACTX_OK) {
       fprintf(stderr, "%s: create: %s\n", label, why);
+      for (int q = 0; q < r; q++) free(outs[q].data);
       return;
     }
     actx_tensor in[3] = {a, b, c};
-    if (packed) {
+    if (r == 2) {
       CHECK(actx_bf16_kernel_pack(k, 1, &b, &b_packed, &why) == ACTX_OK);
       if (b_packed) in[1] = ACTX_TENSOR_ABSENT;
     }
@@ -212,25 +214,23 @@ static void run_case(const gemm_attrs *g, actx_tensor a, actx_tensor b, actx_ten
     if (st != ACTX_OK) fprintf(stderr, "%s: shapes: %s\n", label, why);
     y.data = malloc((size_t)actx_shape_elements(&y.shape) * 2 + 2);
     const actx_parallel par = {.parallel_for = serial_for, .max_tasks = 3};
-    st = actx_bf16_kernel_run(k, in, n_in, &y, 1, packed ? &par : NULL, &why);
+    st = actx_bf16_kernel_run(k, in, n_in, &y, 1, r > 0 ? &par : NULL, &why);
     CHECK(st == ACTX_OK);
     if (st != ACTX_OK) fprintf(stderr, "%s: run: %s\n", label, why);
     else check_against_reference(g, &a, &b, &c, &y, label);
-    outs[packed] = y;
+    if (r == 1) tasks = split_tasks;
+    outs[r] = y;
     actx_bf16_kernel_destroy(k);
   }
   const size_t n = (size_t)actx_shape_elements(&outs[0].shape);
-  CHECK(outs[0].shape.rank == outs[1].shape.rank);
-  /* B at run time both times (a batched B is never packed): the split and the one run are the
-   * same oneDNN arithmetic, the same bits on every host; packed weights may take other kernels
-   * where oneDNN computes in bfloat16 */
-  if (!b_packed || !actx_dnnl_native_bf16()) {
-    const bool same = memcmp(outs[0].data, outs[1].data, n * 2) == 0;
-    if (!same) fprintf(stderr, "%s: split over %zu tasks, not one run's bits\n", label, split_tasks);
-    CHECK(same);
-  }
-  free(outs[0].data);
-  free(outs[1].data);
+  CHECK(outs[0].shape.rank == outs[1].shape.rank && outs[0].shape.rank == outs[2].shape.rank);
+  const bool split_same = memcmp(outs[0].data, outs[1].data, n * 2) == 0;
+  if (!split_same)
+    fprintf(stderr, "%s: over %zu tasks (the rounding's included), not one run's bits\n", label,
+            tasks);
+  CHECK(split_same);
+  if (!b_packed || !actx_dnnl_native_bf16()) CHECK(memcmp(outs[0].data, outs[2].data, n * 2) == 0);
+  for (int r = 0; r < 3; r++) free(outs[r].data);
 }
 
 static void matmul_case(size_t ra, const int64_t *ad, size_t rb, const int64_t *bd,
