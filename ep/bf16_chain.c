@@ -231,8 +231,8 @@ static OrtStatus *read_chain_node(const OrtApi *api, const OrtNode *node, chain_
 /* Where a value named name comes from: an earlier step (ACTX_BF16_CHAIN_STEP), a fused node's
  * input, or, unnamed, an absent optional input. *found false when neither. */
 static OrtStatus *operand_of(const OrtApi *api, const char *name, const chain_node *nodes,
-                             const size_t *order, size_t placed, const OrtValueInfo *const *inputs,
-                             size_t n_inputs, int *operand, bool *found) {
+                             const size_t *order, size_t placed, const actx_ep_bf16_fused *fused,
+                             int *operand, bool *found) {
   *found = true;
   if (name == NULL || name[0] == '\0') {
     *operand = ACTX_BF16_CHAIN_ABSENT;
@@ -243,43 +243,35 @@ static OrtStatus *operand_of(const OrtApi *api, const char *name, const chain_no
       *operand = ACTX_BF16_CHAIN_STEP(s);
       return NULL;
     }
-  for (size_t i = 0; i < n_inputs; i++) {
-    const char *in_name = NULL;
-    OrtStatus *st = value_name(api, inputs[i], &in_name);
-    if (st != NULL) return st;
-    if (in_name != NULL && strcmp(in_name, name) == 0) {
-      *operand = (int)i;
-      return NULL;
-    }
-  }
-  *found = false;
-  return NULL;
+  size_t i = SIZE_MAX;
+  OrtStatus *st = actx_ep_bf16_fused_input(api, fused, name, &i);
+  *found = i != SIZE_MAX;
+  if (*found) *operand = (int)i;
+  return st;
 }
 
 OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *pool,
                                       const OrtGraph *graph, const OrtNode *fused_node,
                                       OrtNodeComputeInfo **out) {
   *out = NULL;
-  size_t n = 0, n_in = 0;
-  OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
-  if (st == NULL) st = api->Node_GetNumInputs(fused_node, &n_in);
-  if (st != NULL || n < 2 || n > ACTX_BF16_CHAIN_MAX_STEPS || n_in > ACTX_BF16_CHAIN_MAX_INPUTS)
-    return st;
-  const OrtNode *graph_nodes[ACTX_BF16_CHAIN_MAX_STEPS];
-  const OrtValueInfo *inputs[ACTX_BF16_CHAIN_MAX_INPUTS], *y = NULL;
+  actx_ep_bf16_fused fused;
+  bool fits = false;
+  OrtStatus *st = actx_ep_bf16_fused_read(api, graph, fused_node, 2, ACTX_BF16_CHAIN_MAX_STEPS,
+                                          &fused, &fits);
+  if (st != NULL || !fits) return st;
+  const size_t n = fused.n_nodes, n_in = fused.n_inputs;
+  const OrtValueInfo *y = NULL;
   chain_node nodes[ACTX_BF16_CHAIN_MAX_STEPS] = {{0}};
   size_t order[ACTX_BF16_CHAIN_MAX_STEPS];
   actx_bf16_chain_step steps[ACTX_BF16_CHAIN_MAX_STEPS];
   chain_kernel *k = NULL;
   const char *y_name = NULL;
   bool is_chain = true;
-  if ((st = api->Graph_GetNodes(graph, graph_nodes, n)) != NULL ||
-      (n_in > 0 && (st = api->Node_GetInputs(fused_node, inputs, n_in)) != NULL) ||
-      (st = actx_ep_node_output(api, fused_node, &y)) != NULL ||
+  if ((st = actx_ep_node_output(api, fused_node, &y)) != NULL ||
       (st = value_name(api, y, &y_name)) != NULL)
     goto done;
   for (size_t i = 0; i < n && st == NULL && is_chain; i++) {
-    st = read_chain_node(api, graph_nodes[i], &nodes[i]);
+    st = read_chain_node(api, fused.nodes[i], &nodes[i]);
     is_chain = nodes[i].kernel != NULL;
   }
   if (st != NULL || !is_chain || y_name == NULL) goto done;
@@ -293,7 +285,7 @@ OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *poo
       for (size_t j = 0; j < ACTX_BF16_MAX_INPUTS; j++) operand[j] = ACTX_BF16_CHAIN_ABSENT;
       bool ready = true;
       for (size_t j = 0; j < nodes[i].n_inputs && ready && st == NULL; j++)
-        st = operand_of(api, nodes[i].input[j], nodes, order, placed, inputs, n_in, &operand[j],
+        st = operand_of(api, nodes[i].input[j], nodes, order, placed, &fused, &operand[j],
                         &ready);
       if (st != NULL) goto done;
       if (!ready) continue;
@@ -314,7 +306,7 @@ OrtStatus *actx_ep_bf16_chain_compile(const OrtApi *api, actx_ep_pool_facts *poo
     goto done;
   }
   const char *first = NULL;
-  actx_ep_ignore(api, api->Node_GetName(graph_nodes[order[0]], &first), &first);
+  actx_ep_ignore(api, api->Node_GetName(fused.nodes[order[0]], &first), &first);
   snprintf(k->base.label, sizeof k->base.label, "chain of %zu nodes from '%s'", n,
            first != NULL ? first : "");
   k->n_steps = n;

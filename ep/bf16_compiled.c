@@ -4,6 +4,7 @@
  * the service's status as ORT's) and of its release. A chain (bf16_chain.c) and a Conv with its
  * activation (bf16_conv_act.c) each bring their shape, run and destroy. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bf16_ep.h"
 
@@ -19,6 +20,41 @@ OrtStatus *actx_ep_bf16_node_kernel(const OrtApi *api, const OrtNode *node, actx
   if (st != NULL || why != NULL || info.op == ACTX_BF16_OP_COUNT) return st;
   *op = info.op;
   if (actx_bf16_kernel_create(&info, kernel, &why) != ACTX_OK) *kernel = NULL;
+  return NULL;
+}
+
+OrtStatus *actx_ep_bf16_fused_read(const OrtApi *api, const OrtGraph *graph,
+                                   const OrtNode *fused_node, size_t min_nodes, size_t max_nodes,
+                                   actx_ep_bf16_fused *out, bool *fits) {
+  *fits = false;
+  out->n_nodes = out->n_inputs = 0;
+  size_t n = 0, n_in = 0;
+  OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
+  if (st == NULL) st = api->Node_GetNumInputs(fused_node, &n_in);
+  if (st != NULL || n < min_nodes || n > max_nodes || n > ACTX_EP_BF16_COMPILED_MAX_NODES ||
+      n_in > ACTX_EP_BF16_COMPILED_MAX_INPUTS)
+    return st;
+  if ((st = api->Graph_GetNodes(graph, out->nodes, n)) != NULL ||
+      (n_in > 0 && (st = api->Node_GetInputs(fused_node, out->inputs, n_in)) != NULL))
+    return st;
+  out->n_nodes = n;
+  out->n_inputs = n_in;
+  *fits = true;
+  return NULL;
+}
+
+OrtStatus *actx_ep_bf16_fused_input(const OrtApi *api, const actx_ep_bf16_fused *fused,
+                                    const char *name, size_t *index) {
+  *index = SIZE_MAX;
+  for (size_t i = 0; i < fused->n_inputs && name != NULL; i++) {
+    const char *in_name = NULL;
+    OrtStatus *st = api->GetValueInfoName(fused->inputs[i], &in_name);
+    if (st != NULL) return st;
+    if (in_name != NULL && strcmp(in_name, name) == 0) {
+      *index = i;
+      return NULL;
+    }
+  }
   return NULL;
 }
 

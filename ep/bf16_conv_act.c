@@ -130,21 +130,18 @@ static const actx_ep_bf16_compiled_ops conv_act_ops = {conv_act_shape, conv_act_
 
 /* Where the Conv's input j (value v) comes from (conv_input); constants handed to the kernel. */
 static OrtStatus *map_input(const OrtApi *api, conv_act_kernel *k, size_t j,
-                            const OrtValueInfo *v, const OrtValueInfo *const *fused_inputs,
-                            size_t n_fused) {
+                            const OrtValueInfo *v, const actx_ep_bf16_fused *fused) {
   conv_input *c = &k->inputs[j];
   c->fused = -1;
   c->held = ACTX_TENSOR_ABSENT;
   const char *name = NULL;
+  size_t index = SIZE_MAX;
   OrtStatus *st = v != NULL ? api->GetValueInfoName(v, &name) : NULL;
   if (st != NULL || name == NULL || name[0] == '\0') return st; /* left out */
-  for (size_t i = 0; i < n_fused; i++) {
-    const char *in_name = NULL;
-    if ((st = api->GetValueInfoName(fused_inputs[i], &in_name)) != NULL) return st;
-    if (in_name != NULL && strcmp(in_name, name) == 0) {
-      c->fused = (int)i;
-      return NULL;
-    }
+  if ((st = actx_ep_bf16_fused_input(api, fused, name, &index)) != NULL) return st;
+  if (index != SIZE_MAX) {
+    c->fused = (int)index;
+    return NULL;
   }
   bool is_const = false;
   const OrtValue *value = NULL;
@@ -176,16 +173,14 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
                                          const OrtGraph *graph, const OrtNode *fused_node,
                                          OrtNodeComputeInfo **out) {
   *out = NULL;
-  size_t n = 0, n_in = 0;
-  OrtStatus *st = api->Graph_GetNumNodes(graph, &n);
-  if (st == NULL && n == 2) st = api->Node_GetNumInputs(fused_node, &n_in);
-  if (st != NULL || n != 2 || n_in > ACTX_BF16_MAX_INPUTS) return st;
-  const OrtNode *nodes[2];
+  actx_ep_bf16_fused fused;
+  bool fits = false;
+  OrtStatus *st = actx_ep_bf16_fused_read(api, graph, fused_node, 2, 2, &fused, &fits);
+  if (st != NULL || !fits) return st;
+  const OrtNode *const *nodes = fused.nodes;
   actx_bf16_op ops[2] = {ACTX_BF16_OP_COUNT, ACTX_BF16_OP_COUNT};
   actx_bf16_kernel *kernels[2] = {NULL, NULL};
-  const OrtValueInfo *fused_inputs[ACTX_BF16_MAX_INPUTS];
   conv_act_kernel *k = NULL;
-  if ((st = api->Graph_GetNodes(graph, nodes, 2)) != NULL) return st;
   for (size_t i = 0; i < 2 && st == NULL; i++)
     st = actx_ep_bf16_node_kernel(api, nodes[i], &ops[i], &kernels[i]);
   const size_t c = ops[0] == ACTX_BF16_OP_CONV ? 0 : 1; /* the Conv; the other is its activation */
@@ -210,7 +205,6 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
                        k->base.label);
     goto done;
   }
-  if (n_in > 0 && (st = api->Node_GetInputs(fused_node, fused_inputs, n_in)) != NULL) goto done;
   const OrtValueInfo *conv_in[ACTX_BF16_MAX_INPUTS];
   size_t n_conv_in = 0;
   if ((st = actx_ep_node_inputs(api, nodes[c], conv_in, ACTX_BF16_MAX_INPUTS, &n_conv_in)) !=
@@ -218,9 +212,9 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
     goto done;
   k->n_conv_inputs = n_conv_in < ACTX_BF16_MAX_INPUTS ? n_conv_in : ACTX_BF16_MAX_INPUTS;
   for (size_t j = 0; j < k->n_conv_inputs && st == NULL; j++)
-    st = map_input(api, k, j, conv_in[j], fused_inputs, n_in);
-  if (st != NULL ||
-      (st = actx_ep_bf16_compiled_init(&k->base, api, pool, &conv_act_ops, n_in)) != NULL)
+    st = map_input(api, k, j, conv_in[j], &fused);
+  if (st != NULL || (st = actx_ep_bf16_compiled_init(&k->base, api, pool, &conv_act_ops,
+                                                     fused.n_inputs)) != NULL)
     goto done;
   *out = &k->base.info;
   k = NULL;

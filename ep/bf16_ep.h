@@ -92,10 +92,27 @@ void actx_ep_bf16_parallel(const OrtApi *api, OrtKernelContext *context,
 OrtStatus *actx_ep_bf16_node_kernel(const OrtApi *api, const OrtNode *node, actx_bf16_op *op,
                                     actx_bf16_kernel **kernel);
 
-/* The most inputs a compiled node of the service takes (a chain's). */
+/* The most inputs a compiled node of the service takes (a chain's), and nodes (a chain's). */
 #define ACTX_EP_BF16_COMPILED_MAX_INPUTS ACTX_BF16_CHAIN_MAX_INPUTS
+#define ACTX_EP_BF16_COMPILED_MAX_NODES ACTX_BF16_CHAIN_MAX_STEPS
 _Static_assert(ACTX_BF16_MAX_INPUTS <= ACTX_EP_BF16_COMPILED_MAX_INPUTS,
                "a compiled node takes at least a node's inputs");
+
+/* A fused graph as Compile reads it: its nodes and the fused node's inputs. */
+typedef struct actx_ep_bf16_fused {
+  size_t n_nodes, n_inputs;
+  const OrtNode *nodes[ACTX_EP_BF16_COMPILED_MAX_NODES];
+  const OrtValueInfo *inputs[ACTX_EP_BF16_COMPILED_MAX_INPUTS];
+} actx_ep_bf16_fused;
+/* Reads graph (fused_node's) into *out when it has min_nodes to max_nodes nodes (at most
+ * ACTX_EP_BF16_COMPILED_MAX_NODES) and fused_node at most ACTX_EP_BF16_COMPILED_MAX_INPUTS
+ * inputs; *fits false otherwise (not a graph of that kind; the status NULL). */
+OrtStatus *actx_ep_bf16_fused_read(const OrtApi *api, const OrtGraph *graph,
+                                   const OrtNode *fused_node, size_t min_nodes, size_t max_nodes,
+                                   actx_ep_bf16_fused *out, bool *fits);
+/* The index of the fused node's input named name; SIZE_MAX when none is. */
+OrtStatus *actx_ep_bf16_fused_input(const OrtApi *api, const actx_ep_bf16_fused *fused,
+                                    const char *name, size_t *index);
 
 /* A compiled node of the service: each kind (a chain, a Conv with its activation) makes one,
  * first in a struct of its own, and gives its three steps. */
