@@ -175,6 +175,32 @@ def _recipe(name: str) -> Dict[str, Tuple[str, List[int]]]:
     return out
 
 
+_PLAIN_KINDS = ("audio", "uniform", "zeros", "const")
+
+
+def _input_dtypes(name: str) -> Dict[str, Any]:
+    """The numpy element type of each of the original model's inputs."""
+    import onnx
+    from onnx import helper
+
+    graph = onnx.load(str(original_path(name)), load_external_data=False).graph
+    return {v.name: helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)
+            for v in graph.input}
+
+
+def _plain_input(rng: Any, kind: str, shape: List[int], dtype: Any) -> np.ndarray:
+    """One input of an audio, uniform/LO/HI, zeros or const/V recipe."""
+    what, *args = kind.split("/")
+    if what == "zeros":
+        return np.zeros(shape, dtype)
+    if what == "const":
+        return np.full(shape, float(args[0])).astype(dtype)
+    lo, hi = (-1.0, 1.0) if what == "audio" else (float(args[0]), float(args[1]))
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(int(lo), int(hi) + 1, shape).astype(dtype)
+    return rng.uniform(lo, hi, shape).astype(dtype)
+
+
 def timing_inputs(name: str) -> Dict[str, np.ndarray]:
     """The inputs runs are timed with: the manifest's recipe (MiniLM: 1 x 128 tokens)."""
     return accuracy_inputs(name, 1, seed=12345)[0]
@@ -184,9 +210,13 @@ def accuracy_inputs(name: str, count: int, seed: int = 0) -> List[Dict[str, np.n
     """Varied inputs of the manifest's shapes. Token ids: [CLS] random words [SEP], lengths
     spread over the sequence, the rest padding (attention mask 0). Images: smooth random scenes
     (low-frequency colour fields plus fine noise) in [0, 1], then (p - MEAN) / STD as the
-    recipe's image/MEAN/STD says."""
+    recipe's image/MEAN/STD says. The other kinds (the manifest's header): audio uniform in
+    [-1, 1], uniform/LO/HI (integers in [LO, HI] for an integer input), zeros, const/V; of the
+    input's element type in the model."""
     rng = np.random.default_rng(seed)
     recipe = _recipe(name)
+    dtypes = _input_dtypes(name) if any(k.split("/")[0] in _PLAIN_KINDS
+                                        for k, _ in recipe.values()) else {}
     feeds = []
     for k in range(count):
         feed: Dict[str, np.ndarray] = {}
@@ -207,6 +237,8 @@ def accuracy_inputs(name: str, count: int, seed: int = 0) -> List[Dict[str, np.n
                 img = 0.8 * smooth + 0.2 * rng.random(shape)
                 mean, std = (float(v) for v in kind.split("/")[1:3])
                 feed[input_name] = ((img - mean) / std).astype(np.float32)
+            elif kind.split("/")[0] in _PLAIN_KINDS:
+                feed[input_name] = _plain_input(rng, kind, shape, dtypes[input_name])
         feeds.append(feed)
     return feeds
 
