@@ -196,8 +196,8 @@ def _plain_input(rng: Any, kind: str, shape: List[int], dtype: Any) -> np.ndarra
     if what == "const":
         return np.full(shape, float(args[0])).astype(dtype)
     lo, hi = (-1.0, 1.0) if what == "audio" else (float(args[0]), float(args[1]))
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(int(lo), int(hi) + 1, shape).astype(dtype)
+    if np.issubdtype(dtype, np.integer):  # [LO, HI), as `actx ab` truncates its uniform draws
+        return rng.integers(int(lo), int(hi), shape).astype(dtype)
     return rng.uniform(lo, hi, shape).astype(dtype)
 
 
@@ -210,13 +210,15 @@ def accuracy_inputs(name: str, count: int, seed: int = 0) -> List[Dict[str, np.n
     """Varied inputs of the manifest's shapes. Token ids: [CLS] random words [SEP], lengths
     spread over the sequence, the rest padding (attention mask 0). Images: smooth random scenes
     (low-frequency colour fields plus fine noise) in [0, 1], then (p - MEAN) / STD as the
-    recipe's image/MEAN/STD says. The other kinds (the manifest's header): audio uniform in
-    [-1, 1], uniform/LO/HI (integers in [LO, HI] for an integer input), zeros, const/V; of the
-    input's element type in the model."""
+    recipe's image/MEAN/STD says. The other kinds (the manifest's header), for the inputs that
+    are neither tokens nor images: audio uniform in [-1, 1], uniform/LO/HI (integers in
+    [LO, HI) for an integer input), zeros, const/V; of the input's element type in the model."""
     rng = np.random.default_rng(seed)
     recipe = _recipe(name)
-    dtypes = _input_dtypes(name) if any(k.split("/")[0] in _PLAIN_KINDS
-                                        for k, _ in recipe.values()) else {}
+    tokens = {"input_ids", "attention_mask"} if "input_ids" in recipe else set()
+    plain = [n for n, (kind, _) in recipe.items()
+             if n not in tokens and kind.split("/")[0] in _PLAIN_KINDS]
+    dtypes = _input_dtypes(name) if plain else {}
     feeds = []
     for k in range(count):
         feed: Dict[str, np.ndarray] = {}
@@ -237,7 +239,7 @@ def accuracy_inputs(name: str, count: int, seed: int = 0) -> List[Dict[str, np.n
                 img = 0.8 * smooth + 0.2 * rng.random(shape)
                 mean, std = (float(v) for v in kind.split("/")[1:3])
                 feed[input_name] = ((img - mean) / std).astype(np.float32)
-            elif kind.split("/")[0] in _PLAIN_KINDS:
+            elif input_name in plain:
                 feed[input_name] = _plain_input(rng, kind, shape, dtypes[input_name])
         feeds.append(feed)
     return feeds

@@ -97,19 +97,30 @@ int ep_session_create(const uint8_t *model, size_t size, const ep_session_spec *
   return actx_ort_session_create(model, size, &o, out, err);
 }
 
-void ep_node_ep(const actx_ort_session *s, const char *node_name, char *ep, size_t ep_size) {
+void ep_node_place_of(const actx_ort_session *s, const char *node_name, ep_node_place *out) {
   actx_ort_assignment *list = NULL;
   size_t n = 0;
   actx_ort_error err;
-  snprintf(ep, ep_size, "%s", "");
+  *out = (ep_node_place){.subgraph = SIZE_MAX};
   if (actx_ort_session_assignments(s, &list, &n, &err) != 0) {
     printf("assignments: %s\n", err.message);
-    snprintf(ep, ep_size, "%s", "?");
+    snprintf(out->ep, sizeof out->ep, "%s", "?");
     return;
   }
   for (size_t i = 0; i < n; i++)
-    if (strcmp(list[i].node_name, node_name) == 0) snprintf(ep, ep_size, "%s", list[i].ep_name);
+    if (strcmp(list[i].node_name, node_name) == 0) {
+      snprintf(out->ep, sizeof out->ep, "%s", list[i].ep_name);
+      out->subgraph = list[i].subgraph;
+    }
+  for (size_t i = 0; i < n && out->subgraph != SIZE_MAX; i++)
+    out->members += list[i].subgraph == out->subgraph;
   free(list);
+}
+
+void ep_node_ep(const actx_ort_session *s, const char *node_name, char *ep, size_t ep_size) {
+  ep_node_place place;
+  ep_node_place_of(s, node_name, &place);
+  snprintf(ep, ep_size, "%s", place.ep);
 }
 
 void *ep_run(actx_ort_session *s, int32_t elem_type, const void *x, size_t rank,

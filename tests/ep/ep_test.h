@@ -71,6 +71,16 @@ int ep_session_create(const uint8_t *model, size_t size, const ep_session_spec *
 /* The EP that runs the node called node_name ("" if no such node; "?" on error). */
 void ep_node_ep(const actx_ort_session *s, const char *node_name, char *ep, size_t ep_size);
 
+/* Where ORT put the node called node_name: its EP (as ep_node_ep gives it), which of ORT's
+ * assigned subgraphs holds it (SIZE_MAX: no such node) and how many nodes that subgraph holds
+ * (an EP's compiled node: all it fused). */
+typedef struct ep_node_place {
+  char ep[64];
+  size_t subgraph;
+  size_t members;
+} ep_node_place;
+void ep_node_place_of(const actx_ort_session *s, const char *node_name, ep_node_place *out);
+
 /* Runs with x (and bias if not NULL), both count elements of elem_type, shaped as given.
  * Returns the output (malloc'ed, *y_bytes bytes) or NULL after printing the error. */
 void *ep_run(actx_ort_session *s, int32_t elem_type, const void *x, size_t rank,
