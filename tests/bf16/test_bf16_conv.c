@@ -318,6 +318,9 @@ static void slabs(void) {
   slab_case(1, 64, 30, 30, 64, 3, 3, &(conv_attrs){.spatial = 2, .group = 4, .pads = p1},
             "slabs: group 4");
   slab_case(1, 64, 40, 40, 64, 1, 1, &(conv_attrs){.spatial = 2}, "slabs: 1x1");
+  /* depthwise: few multiply-adds (0.9 M), counted at the depthwise rate, so split all the same */
+  slab_case(1, 32, 56, 56, 32, 3, 3, &(conv_attrs){.spatial = 2, .group = 32, .pads = p1},
+            "slabs: depthwise");
   slab_case(1, 32, 2000, 1, 64, 5, 1, &(conv_attrs){.spatial = 1, .strides = s1d, .pads = p1d},
             "slabs: 1-D");
 }
