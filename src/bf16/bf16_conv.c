@@ -366,11 +366,12 @@ static actx_status pack(void *state, size_t input, const actx_tensor *value, boo
 #define SLAB_MIN_MACS (1 << 21)
 /* more slabs than this a run are not worth their ops (each slab shape is an op of its own) */
 #define SLAB_MAX_TASKS 16
-/* A Conv of one input channel a group (depthwise) runs far below the dense rate the split rule
- * counts multiply-adds at (actx_dnnl_ns_per_mac): oneDNN has no matrix form of it, and our
- * layout changes around it weigh more than its few sums. Its multiply-adds are counted at this
- * rate instead: MobileNetV3's 16-channel 112 x 112 depthwise 3 x 3 Conv and its HardSwish took
- * 214 us on one core of the AMX Xeon, 0.12 ns a multiply-add, AMX's dense rate 0.0025. */
+/* A Conv of one input channel a group (depthwise, or a one-channel image's) runs far below the
+ * dense rate the split rule counts multiply-adds at (actx_dnnl_ns_per_mac): oneDNN has no matrix
+ * form of it, and our layout changes around it weigh as much as its few sums. Its multiply-adds
+ * are counted at this rate instead: MobileNetV3's 16-channel 112 x 112 depthwise 3 x 3 Conv and
+ * its HardSwish took 214 us on one core of the AMX Xeon, 0.12 ns a multiply-add (AMX's dense
+ * rate 0.0025), rounded down; assumed the same, unmeasured, on AVX512_BF16 and float32 hosts. */
 #define NS_PER_MAC_DEPTHWISE 0.1
 
 typedef struct slabs_job {
@@ -447,7 +448,7 @@ static actx_status run_slabs(const slabs_job *whole_job, const actx_parallel *pa
   for (size_t i = 0; i < cs->spatial; i++) macs *= (double)cs->out[i] * (double)cs->kernel[i];
   const double ns_per_mac = actx_dnnl_ns_per_mac();
   if (cs->channels == cs->group && ns_per_mac < NS_PER_MAC_DEPTHWISE)
-    macs *= NS_PER_MAC_DEPTHWISE / ns_per_mac; /* as many of the dense rate's */
+    macs *= NS_PER_MAC_DEPTHWISE / ns_per_mac; /* the dense rate's multiply-adds of that time */
   size_t tasks = actx_dnnl_split_tasks(par, macs, cs->out[0], SLAB_MIN_MACS, SLAB_MAX_TASKS);
   if (tasks <= 1 || cs->transposed) return run_slab(whole_job, 0, cs->out[0], nonfinite, why);
   slabs_job job = *whole_job;
