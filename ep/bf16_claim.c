@@ -71,6 +71,13 @@ static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNod
   return NULL;
 }
 
+OrtStatus *actx_ep_bf16_runs(const OrtApi *api, const OrtNode *node,
+                             OrtEpGraphSupportInfo *support, actx_bf16_op *op, bool *runs) {
+  bool bf16_node = false, chains = false, table = false;
+  const char *why = NULL;
+  return decide(api, api->GetEpApi(), node, support, &bf16_node, runs, op, &chains, &table, &why);
+}
+
 OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
                              const OrtNode *const *nodes, size_t n, bool *taken,
                              OrtEpGraphSupportInfo *support) {

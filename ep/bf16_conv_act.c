@@ -68,6 +68,79 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
   return st;
 }
 
+/* Whether fusion f (a Sigmoid's match) is the bfloat16 SiLU x · sigmoid(x) of a Conv the
+ * service takes, x read by f's nodes alone: *conv that Conv's position (SIZE_MAX: not). */
+static OrtStatus *silu_of_conv(const OrtApi *api, const actx_ep_positions *positions,
+                               const bool *taken,
+                               OrtEpGraphSupportInfo *support, const actx_ep_fusion *f,
+                               size_t *conv) {
+  *conv = SIZE_MAX;
+  if (f->family != ACTX_EP_FUSION_SIGMOID || f->node.op != ACTX_OP_QUICK_GELU ||
+      f->node.alpha != 1.0f || f->node.dtype != ACTX_BF16 || f->node.has_bias ||
+      f->bias_add != NULL || f->n_nodes != 2 || f->x == NULL || f->y == NULL)
+    return NULL;
+  const OrtNode *producer = NULL;
+  OrtStatus *st = actx_ep_value_producer(api, f->x, &producer);
+  const size_t c = st == NULL ? actx_ep_position(positions, producer) : SIZE_MAX;
+  if (st != NULL || c == SIZE_MAX || taken[c]) return st;
+  for (size_t k = 0; k < f->n_nodes; k++) {
+    const size_t pos = actx_ep_position(positions, f->nodes[k]);
+    if (pos == SIZE_MAX || taken[pos]) return NULL;
+  }
+  /* x read by the SiLU alone; its result read (a fused node needs an output) */
+  const OrtNode *readers[ACTX_EP_MAX_CONSUMERS];
+  size_t n_readers = 0;
+  bool graph_output = false;
+  if ((st = actx_ep_value_consumers(api, f->x, readers, ACTX_EP_MAX_CONSUMERS, &n_readers,
+                                    &graph_output)) != NULL)
+    return st;
+  if (graph_output || n_readers == 0 || n_readers > ACTX_EP_MAX_CONSUMERS) return NULL;
+  for (size_t r = 0; r < n_readers; r++)
+    if (readers[r] != f->nodes[0] && readers[r] != f->nodes[1]) return NULL;
+  if ((st = actx_ep_value_consumers(api, f->y, readers, ACTX_EP_MAX_CONSUMERS, &n_readers,
+                                    &graph_output)) != NULL)
+    return st;
+  if (n_readers == 0 && !graph_output) return NULL;
+  actx_bf16_op op = ACTX_BF16_OP_COUNT;
+  bool runs = false;
+  if ((st = actx_ep_bf16_runs(api, producer, support, &op, &runs)) != NULL) return st;
+  if (runs && op == ACTX_BF16_OP_CONV) *conv = c;
+  return NULL;
+}
+
+OrtStatus *actx_ep_bf16_fuse_conv_silu(const OrtApi *api, const OrtLogger *logger,
+                                       const OrtNode *const *nodes, size_t n, bool *taken,
+                                       OrtEpGraphSupportInfo *support) {
+  const OrtEpApi *ep_api = api->GetEpApi();
+  actx_ep_positions positions = {0};
+  OrtStatus *st = actx_ep_positions_build(api, nodes, n, &positions);
+  for (size_t i = 0; i < n && st == NULL; i++) {
+    bool sigmoid = false, found = false;
+    if (taken[i] || (st = actx_ep_node_is(api, nodes[i], "Sigmoid", NULL, &sigmoid)) != NULL ||
+        !sigmoid)
+      continue;
+    actx_ep_fusion f;
+    size_t c = SIZE_MAX;
+    if ((st = actx_ep_match_fusion(api, nodes[i], &f, &found)) != NULL || !found ||
+        (st = silu_of_conv(api, &positions, taken, support, &f, &c)) != NULL ||
+        c == SIZE_MAX)
+      continue;
+    const OrtNode *members[3] = {nodes[c], f.nodes[0], f.nodes[1]};
+    /* the Conv's weights are given to Compile, not to every run (the file comment) */
+    const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
+                                         .drop_constant_initializers = true};
+    if ((st = ep_api->EpGraphSupportInfo_AddNodesToFuse(support, members, 3, &fusion)) != NULL)
+      break;
+    for (size_t k = 0; k < 3; k++) taken[actx_ep_position(&positions, members[k])] = true;
+    const char *name = NULL;
+    actx_ep_ignore(api, api->Node_GetName(nodes[c], &name), &name);
+    actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
+                "actx: bfloat16 Conv '%s' and its SiLU as one node", name != NULL ? name : "");
+  }
+  actx_ep_positions_free(&positions);
+  return st;
+}
+
 /* ---- Compile and Compute ------------------------------------------------------------------ */
 
 /* Where each input of the Conv comes from in a run: the fused node's input `fused` (>= 0), or
@@ -175,17 +248,29 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
   *out = NULL;
   actx_ep_bf16_fused fused;
   bool fits = false;
-  OrtStatus *st = actx_ep_bf16_fused_read(api, graph, fused_node, 2, 2, &fused, &fits);
+  OrtStatus *st = actx_ep_bf16_fused_read(api, graph, fused_node, 2, 3, &fused, &fits);
   if (st != NULL || !fits) return st;
   const OrtNode *const *nodes = fused.nodes;
-  actx_bf16_op ops[2] = {ACTX_BF16_OP_COUNT, ACTX_BF16_OP_COUNT};
-  actx_bf16_kernel *kernels[2] = {NULL, NULL};
+  const size_t n = fused.n_nodes;
+  actx_bf16_op ops[3] = {ACTX_BF16_OP_COUNT, ACTX_BF16_OP_COUNT, ACTX_BF16_OP_COUNT};
+  actx_bf16_kernel *kernels[3] = {NULL, NULL, NULL};
   conv_act_kernel *k = NULL;
-  for (size_t i = 0; i < 2 && st == NULL; i++)
+  for (size_t i = 0; i < n && st == NULL; i++)
     st = actx_ep_bf16_node_kernel(api, nodes[i], &ops[i], &kernels[i]);
-  const size_t c = ops[0] == ACTX_BF16_OP_CONV ? 0 : 1; /* the Conv; the other is its activation */
-  if (st != NULL || ops[c] != ACTX_BF16_OP_CONV || kernels[0] == NULL || kernels[1] == NULL ||
-      !actx_bf16_kernel_is_activation(kernels[1 - c]))
+  /* the Conv (c), and its activation: a table op (a), or a Sigmoid (no op of the service) and
+   * a Mul, the SiLU actx_ep_bf16_fuse_conv_silu fused */
+  size_t c = SIZE_MAX, a = SIZE_MAX, sigmoids = 0, muls = 0;
+  for (size_t i = 0; i < n && st == NULL; i++) {
+    bool sigmoid = false;
+    if (ops[i] == ACTX_BF16_OP_CONV && kernels[i] != NULL) c = i;
+    else if (kernels[i] != NULL && actx_bf16_kernel_is_activation(kernels[i])) a = i;
+    muls += ops[i] == ACTX_BF16_OP_MUL;
+    if (ops[i] == ACTX_BF16_OP_COUNT &&
+        (st = actx_ep_node_is(api, nodes[i], "Sigmoid", NULL, &sigmoid)) == NULL)
+      sigmoids += sigmoid;
+  }
+  const bool silu = n == 3 && c != SIZE_MAX && sigmoids == 1 && muls == 1;
+  if (st != NULL || c == SIZE_MAX || !(silu || (n == 2 && a != SIZE_MAX)))
     goto done; /* not a Conv and its activation: another compile's */
   if ((k = calloc(1, sizeof *k)) == NULL) {
     st = actx_ep_error(api, ORT_FAIL, "out of memory compiling a Conv and its activation");
@@ -193,14 +278,19 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
   }
   const char *conv_name = NULL, *act_type = NULL;
   actx_ep_ignore(api, api->Node_GetName(nodes[c], &conv_name), &conv_name);
-  actx_ep_ignore(api, api->Node_GetOperatorType(nodes[1 - c], &act_type), &act_type);
+  if (!silu) actx_ep_ignore(api, api->Node_GetOperatorType(nodes[a], &act_type), &act_type);
   snprintf(k->base.label, sizeof k->base.label, "Conv '%s' and its %s",
-           conv_name ? conv_name : "", act_type ? act_type : "activation");
+           conv_name ? conv_name : "", silu ? "SiLU" : act_type ? act_type : "activation");
   k->conv = kernels[c];
-  k->activation = kernels[1 - c];
-  kernels[0] = kernels[1] = NULL; /* k's now */
+  kernels[c] = NULL; /* k's now */
+  if (!silu) {
+    k->activation = kernels[a];
+    kernels[a] = NULL;
+  }
   for (size_t j = 0; j < ACTX_BF16_MAX_INPUTS; j++) k->inputs[j].fused = -1;
-  if (!actx_bf16_kernel_fuse_activation(k->conv, k->activation)) {
+  /* SiLU: libactx's bfloat16 QuickGelu at alpha 1, the exact activations' fused node's bits */
+  if (silu ? !actx_bf16_kernel_fuse_exact(k->conv, ACTX_OP_QUICK_GELU)
+           : !actx_bf16_kernel_fuse_activation(k->conv, k->activation)) {
     st = actx_ep_error(api, ORT_EP_FAIL, "%s: the Conv cannot apply its activation",
                        k->base.label);
     goto done;
@@ -219,8 +309,7 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
   *out = &k->base.info;
   k = NULL;
 done:
-  actx_bf16_kernel_destroy(kernels[0]);
-  actx_bf16_kernel_destroy(kernels[1]);
+  for (size_t i = 0; i < 3; i++) actx_bf16_kernel_destroy(kernels[i]);
   conv_act_kernel_free(k);
   return st;
 }

@@ -54,6 +54,10 @@ OrtStatus *actx_ep_bf16_node_name(const actx_ep_node_source *src, char *out, siz
 /* The index of the input whose element type is the op's computing type: 0, Where's 1. */
 size_t actx_ep_bf16_data_input(actx_bf16_op op);
 
+/* Whether the service takes node, as actx_ep_bf16_take would decide it alone (*op: its op). */
+OrtStatus *actx_ep_bf16_runs(const OrtApi *api, const OrtNode *node,
+                             OrtEpGraphSupportInfo *support, actx_bf16_op *op, bool *runs);
+
 /* Offers GetCapability's nodes not yet taken (taken[i] false, not assigned to another EP) to
  * the bfloat16 service: each it can run is handed to ORT as a single node to run with our
  * registered kernel, and taken[i] set. Under `auto` and `all` alike: ORT cannot run them.
@@ -169,8 +173,15 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
                                               const OrtNode *const *nodes, size_t n,
                                               bool *pending, const actx_bf16_op *ops,
                                               const bool *tables, OrtEpGraphSupportInfo *support);
-/* Compile's part: when graph is a Conv and its activation fused above, *out is its compute info
- * (the weights packed now); NULL otherwise. */
+/* Before every other claim: each Conv the service takes whose result only x · sigmoid(x) reads
+ * (a Sigmoid of it and the Mul of it by the Sigmoid's result: the SiLU the exact activations
+ * would fuse, actx_ep_match_fusion), handed to ORT with those two nodes as one node to fuse,
+ * taken[] set for the three. */
+OrtStatus *actx_ep_bf16_fuse_conv_silu(const OrtApi *api, const OrtLogger *logger,
+                                       const OrtNode *const *nodes, size_t n, bool *taken,
+                                       OrtEpGraphSupportInfo *support);
+/* Compile's part: when graph is a Conv and its activation fused above (or its SiLU), *out is
+ * its compute info (the weights packed now); NULL otherwise. */
 OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *pool,
                                          const OrtGraph *graph, const OrtNode *fused_node,
                                          OrtNodeComputeInfo **out);

@@ -3,13 +3,15 @@
  *
  * What we take are claims, each one activation: a single node we run (claim.c), or a whole
  * exported activation subgraph such as Div → Erf → Add → Mul → Mul with the bias Add before it
- * (fusion.c), which one actx_compute() call replaces. GetCapability first looks for such
- * subgraphs, then for single nodes among the rest; claims that follow one another become one
- * fused node (EpGraphSupportInfo_AddNodesToFuse) computing them in turn (group.c). A single node
- * that joins no other claim is handed over with EpGraphSupportInfo_AddSingleNode, and ORT runs it
- * with our registered kernel (registry.c) like one of its own: that saves the compiled node's
- * wrapper, and ORT does not check a single node against the whole graph as it does a group to
- * fuse. A group of several claims stays one compiled node, since one ORT node in place of
+ * (fusion.c), which one actx_compute() call replaces. GetCapability first takes each bfloat16
+ * Conv with the SiLU that alone reads its result (bf16_conv_act.c: one node of the bfloat16
+ * service, the SiLU applied as the Conv rounds), then looks for such subgraphs, then for single
+ * nodes among the rest, then the bfloat16 nodes (bf16_claim.c); claims that follow one another
+ * become one fused node (EpGraphSupportInfo_AddNodesToFuse) computing them in turn (group.c). A
+ * single node that joins no other claim is handed over with EpGraphSupportInfo_AddSingleNode, and
+ * ORT runs it with our registered kernel (registry.c) like one of its own: that saves the
+ * compiled node's wrapper, and ORT does not check a single node against the whole graph as it
+ * does a group to fuse. A group of several claims stays one compiled node, since one ORT node in place of
  * several saves more than the wrapper costs (docs/architecture.md). For each fused node
  * GetCapability records what its steps compute and which of its inputs are x and the biases;
  * Compile finds the record again by the nodes of the graph it is handed.
@@ -412,7 +414,9 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
       (st = actx_ep_positions_build(api, nodes, n, &list.positions)) != NULL)
     goto done;
 
-  /* whole subgraphs first, then single nodes among the rest */
+  /* a bfloat16 Conv and its SiLU first (bf16_conv_act.c: the SiLU is the fusions' below), then
+   * whole subgraphs, then single nodes among the rest */
+  st = actx_ep_bf16_fuse_conv_silu(api, ep->logger, nodes, n, list.taken, support);
   for (size_t i = 0; i < n && st == NULL; i++)
     if (!list.taken[i]) st = try_fusion(ep, nodes, i, &list);
   for (size_t i = 0; i < n && st == NULL; i++)

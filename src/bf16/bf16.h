@@ -191,6 +191,11 @@ void actx_bf16_chain_destroy(actx_bf16_chain *chain);
  * false, the kernel unchanged); activation must outlive kernel. */
 bool actx_bf16_kernel_fuse_activation(actx_bf16_kernel *kernel,
                                       const actx_bf16_kernel *activation);
+/* The same with one of libactx's exact activations (src/ops.h; at ACTX_LUT_ALPHA where it has a
+ * parameter: QuickGelu's is SiLU) on bfloat16: its shared table, which gives actx_compute()'s
+ * bits (src/lut.h). False, the kernel unchanged, where the op has no table or it cannot be
+ * built. */
+bool actx_bf16_kernel_fuse_exact(actx_bf16_kernel *kernel, actx_op op);
 /* Whether the kernel is such an activation (a table-driven unary op). */
 bool actx_bf16_kernel_is_activation(const actx_bf16_kernel *kernel);
 

@@ -482,8 +482,25 @@ static dnnl_status_t plain_weights_md(const actx_dnnl_conv_shape *s, dnnl_memory
   return strided_md(md, nd, dims, strides, dnnl_bf16);
 }
 
-static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
-                             const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd) {
+/* a bfloat16 AMX tile row's multiply-adds */
+#define AMX_BF16_TILE_K 32
+
+/* Whether pd is oneDNN's brgconv_1x1 that copies its input (conv_pd) */
+static bool copies_input_1x1(const actx_dnnl_conv_shape *s, const_dnnl_primitive_desc_t pd) {
+  if (s->transposed || (s->channels / s->group) % AMX_BF16_TILE_K == 0 ||
+      strcmp(pd_impl(pd), "brgconv_1x1:avx512_core_amx") != 0)
+    return false;
+  const_dnnl_memory_desc_t scratch =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  double input_bytes = 2.0 * (double)s->batch * (double)s->channels;
+  for (size_t i = 0; i < s->spatial; i++) input_bytes *= (double)s->in[i];
+  return scratch != NULL && (double)dnnl_memory_desc_get_size(scratch) >= input_bytes;
+}
+
+/* skip_first: the first implementation oneDNN offers is passed over */
+static dnnl_status_t conv_pd_of(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
+                                const_dnnl_memory_desc_t wei, bool skip_first,
+                                dnnl_primitive_desc_t *pd) {
   const int nd = 2 + (int)s->spatial;
   int64_t src_dims[5] = {s->batch, s->channels}, dst_dims[5] = {s->batch, s->out_channels};
   int64_t wei_dims[6];
@@ -513,12 +530,42 @@ static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t typ
     st = dnnl_convolution_forward_primitive_desc_create(
         pd, engine, dnnl_forward_inference, dnnl_convolution_direct, src,
         wei != NULL ? wei : any_wei, bias, dst, strides, dilates, pad_l, pad_r, attr);
+  if (st == dnnl_success && skip_first && dnnl_primitive_desc_next_impl(*pd) != dnnl_success) {
+    dnnl_primitive_desc_destroy(*pd);
+    *pd = NULL;
+    st = dnnl_unimplemented;
+  }
   dnnl_memory_desc_destroy(src);
   dnnl_memory_desc_destroy(any_wei);
   dnnl_memory_desc_destroy(bias);
   dnnl_memory_desc_destroy(dst);
   dnnl_primitive_attr_destroy(attr);
   return st;
+}
+
+/* oneDNN 3.2's 1 x 1 AMX convolution (brgconv_1x1), where a group's input channels are not a
+ * multiple of a bfloat16 tile row's 32 (48: 32 + 16), can first copy its whole input, the
+ * channels padded, into its scratchpad (848 KB for YOLOv8n's 48-channel 80 x 80 Conv; 20 KB for
+ * a 16-channel 112 x 112 one, which it does not copy). In that model's twin, one thread of the
+ * AMX Xeon, the copying primitive ran 0.73-1.17 ms (ONEDNN_VERBOSE's exec times, 4 runs; 0.07
+ * alone with warm buffers) and oneDNN's next implementation for it, jit_1x1:avx512_core_amx,
+ * which copies nothing, 0.06-0.09; the 16-channel one was faster as it is (0.23 against 0.39).
+ * Such a primitive (channels not a multiple of 32, a scratchpad as large as its input) takes
+ * the next implementation, unless that is the reference loops. */
+static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
+                             const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd) {
+  dnnl_status_t st = conv_pd_of(s, type, wei, false, pd);
+  if (st != dnnl_success || !copies_input_1x1(s, *pd)) return st;
+  dnnl_primitive_desc_t next = NULL;
+  if (conv_pd_of(s, type, wei, true, &next) == dnnl_success) {
+    if (strncmp(pd_impl(next), "ref", 3) != 0) {
+      dnnl_primitive_desc_destroy(*pd);
+      *pd = next;
+    } else {
+      dnnl_primitive_desc_destroy(next);
+    }
+  }
+  return dnnl_success;
 }
 
 /* ---- the engine, and whether bfloat16 is native here --------------------------------------- */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bf16_family.h"
+#include "lut.h"
 
 #define ACTX_BF16_INFO_(name, e, dom, fam, min_in, max_in, min_out, max_out, ...) \
   [ACTX_BF16_OP_##e] = {#name, dom, {__VA_ARGS__}, min_in, max_in, min_out, max_out},
@@ -142,10 +143,17 @@ bool actx_bf16_kernel_is_activation(const actx_bf16_kernel *k) {
   return activation_table(k) != NULL;
 }
 
-bool actx_bf16_kernel_fuse_activation(actx_bf16_kernel *k, const actx_bf16_kernel *activation) {
-  const uint16_t *table = activation_table(activation);
+static bool fuse_table(actx_bf16_kernel *k, const uint16_t *table) {
   return k != NULL && table != NULL && k->family->fuse_table != NULL &&
          k->family->fuse_table(k->state, table);
+}
+
+bool actx_bf16_kernel_fuse_activation(actx_bf16_kernel *k, const actx_bf16_kernel *activation) {
+  return fuse_table(k, activation_table(activation));
+}
+
+bool actx_bf16_kernel_fuse_exact(actx_bf16_kernel *k, actx_op op) {
+  return k != NULL && k->family->fuse_table != NULL && fuse_table(k, actx_lut_get(op, ACTX_BF16));
 }
 
 bool actx_bf16_kernel_chains(const actx_bf16_kernel *k) {

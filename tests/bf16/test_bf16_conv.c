@@ -367,6 +367,31 @@ static void channels_last(void) {
   actx_dnnl_op_destroy(op);
 }
 
+/* On AMX, oneDNN's brgconv_1x1 copies a 48-channel input, padded, into its scratchpad, and the
+ * op takes the next implementation instead (bf16_dnnl.c, copies_input_1x1): YOLOv8n's 48 -> 32
+ * Conv at 80 x 80. A 64-channel one (no copy) keeps brgconv_1x1. case2d's "1x1, 48 channels"
+ * checks that implementation's results against the reference. */
+static void padding_1x1(void) {
+  actx_dnnl_conv_shape s = {.spatial = 2, .batch = 1, .channels = 64, .out_channels = 32,
+                            .group = 1, .in = {80, 80}, .kernel = {1, 1}, .out = {80, 80},
+                            .strides = {1, 1}, .dilations = {1, 1}};
+  actx_dnnl_op *op64 = NULL, *op48 = NULL;
+  const char *why = "";
+  CHECK(actx_dnnl_conv_create(&s, NULL, &op64, &why) == ACTX_OK);
+  s.channels = 48;
+  CHECK(actx_dnnl_conv_create(&s, NULL, &op48, &why) == ACTX_OK);
+  const char *impl64 = actx_dnnl_op_impl(op64), *impl48 = actx_dnnl_op_impl(op48);
+  if (strcmp(impl64, "brgconv_1x1:avx512_core_amx") == 0) {
+    if (strcmp(impl48, impl64) == 0 || strncmp(impl48, "ref", 3) == 0)
+      fprintf(stderr, "1x1, 48 channels: %s\n", impl48);
+    CHECK(strcmp(impl48, impl64) != 0 && strncmp(impl48, "ref", 3) != 0);
+  } else {
+    printf("test_bf16_conv: 1x1 padding copy: skipped (no AMX: %s)\n", impl64);
+  }
+  actx_dnnl_op_destroy(op64);
+  actx_dnnl_op_destroy(op48);
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void expect_error(const conv_attrs *c, actx_shape xs, actx_shape ws, const char *needle) {
@@ -785,6 +810,7 @@ int main(void) {
   case2d(1, 6, 8, 8, 12, 3, 3, &(conv_attrs){.spatial = 2, .group = 6, .strides = s2}, false,
          "depthwise x2 multiplier, stride 2");
   case2d(1, 32, 7, 7, 48, 1, 1, &(conv_attrs){.spatial = 2}, true, "1x1");
+  case2d(1, 48, 40, 40, 32, 1, 1, &(conv_attrs){.spatial = 2}, true, "1x1, 48 channels");
   case2d(1, 16, 20, 20, 32, 3, 3,
          &(conv_attrs){.spatial = 2, .strides = s2, .pads = p1, .kernel_shape = k33}, true,
          "detector block: 3x3 stride 2, kernel_shape");
@@ -816,6 +842,7 @@ int main(void) {
   packed_layouts();
   slabs();
   channels_last();
+  padding_1x1();
   fused_activations();
   if (failures) {
     fprintf(stderr, "test_bf16_conv: %d failures\n", failures);

@@ -1,5 +1,8 @@
 /* A bfloat16 Conv and the table activation that alone reads its result, run as one compiled node
- * (ep/bf16_conv_act.c), against the same Conv and activation run as two nodes.
+ * (ep/bf16_conv_act.c), against the same Conv and activation run as two nodes; and a Conv and
+ * its SiLU x · sigmoid(x) (a Sigmoid and a Mul) as one node, against the Conv and the SiLU the
+ * exact activations fuse (x · sigmoid(x) as one op, rounded once: not the bits of a Sigmoid and
+ * a Mul run apart, which round twice) as two.
  *
  * usage: test_ep_bf16_conv_act <absolute path of the EP library>
  *
@@ -7,8 +10,8 @@
  * Conv B, whose result is a graph output as well as its activation's input (not fused). The two
  * activations' results must be the same bits and shapes, with NaN, ±inf, -0 and a subnormal in
  * the input (the Conv's repair of their windows), at 1 and 2 threads, for five table
- * activations (Relu, HardSwish, LeakyRelu, HardSigmoid, Neg); weights and bias constant or given
- * at run time, no bias, depthwise and unpadded, the image itself a constant (a Conv input the
+ * activations (Relu, HardSwish, LeakyRelu, HardSigmoid, Neg) and SiLU; weights and bias
+ * constant or given at run time, no bias, depthwise and unpadded, the image itself a constant (a Conv input the
  * fused node keeps a copy of). Also: which nodes ORT fused (the assignments), a pair whose
  * result nothing reads (not fused: ORT 1.30 crashed on a fused node without an output), the pair
  * inside If branches with the weights outside, an empty batch, and weights of the wrong shape at
@@ -30,15 +33,18 @@
 #define BF16 ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16
 
 typedef struct activation {
-  const char *op;
-  int n_attrs; /* alpha, then beta */
+  const char *op; /* "SiLU": two nodes, a Sigmoid "<name>_sigmoid" (its result "<out>_s") and
+                     the Mul "<name>" of the input by it */
+  int n_attrs;    /* alpha, then beta */
   float alpha, beta;
 } activation;
 
 static const activation g_activations[] = {
     {"Relu", 0, 0, 0},         {"HardSwish", 0, 0, 0},         {"LeakyRelu", 1, 0.2f, 0},
-    {"HardSigmoid", 2, 0.3f, 0.4f}, {"Neg", 0, 0, 0},
+    {"HardSigmoid", 2, 0.3f, 0.4f}, {"Neg", 0, 0, 0},          {"SiLU", 0, 0, 0},
 };
+
+static bool is_silu(const activation *a) { return strcmp(a->op, "SiLU") == 0; }
 #define N_ACTIVATIONS (sizeof g_activations / sizeof g_activations[0])
 
 /* Where a Conv input comes from. */
@@ -74,6 +80,15 @@ static void fill_image(uint16_t *x, bool specials) {
 
 static void add_activation(actx_model *g, const activation *a, const char *name, const char *in,
                            const char *out) {
+  if (is_silu(a)) {
+    char sigmoid[64], s[64];
+    snprintf(sigmoid, sizeof sigmoid, "%s_sigmoid", name);
+    snprintf(s, sizeof s, "%s_s", out);
+    const char *s_name = s, *mul_in[2] = {in, s};
+    actx_model_add_named_node(g, sigmoid, "Sigmoid", "", 1, &in, 1, &s_name);
+    actx_model_add_named_node(g, name, "Mul", "", 2, mul_in, 1, &out);
+    return;
+  }
   actx_model_node *n = actx_model_add_named_node(g, name, a->op, "", 1, &in, 1, &out);
   if (a->n_attrs > 0) actx_model_node_attr_float(n, "alpha", a->alpha);
   if (a->n_attrs > 1) actx_model_node_attr_float(n, "beta", a->beta);
@@ -136,6 +151,26 @@ static void check_fused(const actx_ort_session *s, const char *const pair[2], bo
   else
     CHECK(p[0].subgraph != p[1].subgraph && p[0].members == 1 && p[1].members == 1,
           "%s: '%s' and '%s' are not single nodes", label, pair[0], pair[1]);
+}
+
+/* The same for a Conv and its SiLU: conv, its Sigmoid and its Mul one node of their own
+ * (fused), or conv alone and the SiLU one node (the exact activations' fusion). */
+static void check_fused_silu(const actx_ort_session *s, const char *conv, const char *act,
+                             bool fused, const char *label) {
+  char sigmoid[64];
+  snprintf(sigmoid, sizeof sigmoid, "%s_sigmoid", act);
+  const char *const names[3] = {conv, sigmoid, act};
+  ep_node_place p[3];
+  for (size_t k = 0; k < 3; k++) {
+    ep_node_place_of(s, names[k], &p[k]);
+    CHECK(strcmp(p[k].ep, "actx") == 0, "%s: node '%s' runs on '%s'", label, names[k], p[k].ep);
+  }
+  if (fused)
+    CHECK(p[0].subgraph == p[1].subgraph && p[0].subgraph == p[2].subgraph && p[0].members == 3,
+          "%s: '%s' and its SiLU are not one node of their own", label, conv);
+  else
+    CHECK(p[0].members == 1 && p[1].subgraph == p[2].subgraph && p[1].members == 2,
+          "%s: '%s' is not alone, or '%s' and '%s' not one node", label, conv, sigmoid, act);
 }
 
 typedef struct feeds {
@@ -219,8 +254,13 @@ static void check_case(const conv_case *c, int threads) {
     return;
   }
   static const char *const pair_a[2] = {"conv_a", "act_a"}, *const pair_b[2] = {"conv_b", "act_b"};
-  check_fused(s, pair_a, true, label);
-  check_fused(s, pair_b, false, label);
+  if (is_silu(c->act)) {
+    check_fused_silu(s, "conv_a", "act_a", true, label);
+    check_fused_silu(s, "conv_b", "act_b", false, label);
+  } else {
+    check_fused(s, pair_a, true, label);
+    check_fused(s, pair_b, false, label);
+  }
   feeds f;
   for (int specials = 0; specials < 2; specials++) {
     make_feeds(c, 1, specials, &f);
