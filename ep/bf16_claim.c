@@ -71,11 +71,13 @@ static OrtStatus *decide(const OrtApi *api, const OrtEpApi *ep_api, const OrtNod
   return NULL;
 }
 
-OrtStatus *actx_ep_bf16_runs(const OrtApi *api, const OrtNode *node,
-                             OrtEpGraphSupportInfo *support, actx_bf16_op *op, bool *runs) {
+OrtStatus *actx_ep_bf16_would_take(const OrtApi *api, const OrtNode *node,
+                                   OrtEpGraphSupportInfo *support, actx_bf16_op *op,
+                                   bool *takes) {
   bool bf16_node = false, chains = false, table = false;
   const char *why = NULL;
-  return decide(api, api->GetEpApi(), node, support, &bf16_node, runs, op, &chains, &table, &why);
+  return decide(api, api->GetEpApi(), node, support, &bf16_node, takes, op, &chains, &table,
+                &why);
 }
 
 OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,

@@ -4,14 +4,19 @@
  *
  * GetCapability: among the nodes the service takes, a Conv whose result one node alone reads
  * (and no graph output is), that node a table-driven unary op (Relu, LeakyRelu, HardSwish,
- * HardSigmoid...), is handed to ORT with it as one node to fuse. The Conv's constant inputs (W,
+ * HardSigmoid...), is handed to ORT with it as one node to fuse. So is, before every other
+ * claim, a Conv whose result only its SiLU x · sigmoid(x) reads (a Sigmoid and a Mul, which the
+ * exact activations would otherwise take as one fused node, actx_ep_match_fusion): its table is
+ * libactx's bfloat16 QuickGelu at alpha 1, the one that node looks up, so the bits are that
+ * node's (not a Sigmoid's and a Mul's run apart, which round twice). The Conv's constant inputs (W,
  * B) are left out of the fused node (drop_constant_initializers): Compile hands them to the
  * kernel, which keeps W reordered and B widened as PrePackWeight has a single Conv's kernel do,
  * so the weights are held once; a constant the kernel does not keep is copied and given to each
  * run.
  *
- * Compile reads the two nodes again (the claim's reader, the kernels' creation), fuses the
- * activation into the Conv's kernel (actx_bf16_kernel_fuse_activation) and maps the Conv's
+ * Compile reads the nodes again (the claim's reader, the kernels' creation), fuses the
+ * activation into the Conv's kernel (actx_bf16_kernel_fuse_activation, or for the SiLU
+ * actx_bf16_kernel_fuse_exact) and maps the Conv's
  * inputs: the fused node's by name, or the constants. Compute (bf16_compiled.c) runs the Conv's
  * kernel over ORT's pool. After Compile the kernel is only read: concurrent Run() calls share
  * it. */
@@ -68,12 +73,25 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
   return st;
 }
 
+/* Whether node is free to take: not taken, not assigned to another EP. */
+static OrtStatus *free_to_take(const OrtApi *api, const actx_ep_positions *positions,
+                               const bool *taken, const OrtNode *node, bool *out) {
+  const size_t pos = actx_ep_position(positions, node);
+  const char *assigned = NULL;
+  *out = false;
+  if (pos == SIZE_MAX || taken[pos]) return NULL;
+  OrtStatus *st = api->Node_GetEpName(node, &assigned);
+  *out = st == NULL && (assigned == NULL || assigned[0] == '\0' ||
+                        strcmp(assigned, ACTX_EP_NAME) == 0);
+  return st;
+}
+
 /* Whether fusion f (a Sigmoid's match) is the bfloat16 SiLU x · sigmoid(x) of a Conv the
- * service takes, x read by f's nodes alone: *conv that Conv's position (SIZE_MAX: not). */
+ * service takes, x read by f's nodes alone, all three free to take: *conv that Conv's position
+ * (SIZE_MAX: not). */
 static OrtStatus *silu_of_conv(const OrtApi *api, const actx_ep_positions *positions,
-                               const bool *taken,
-                               OrtEpGraphSupportInfo *support, const actx_ep_fusion *f,
-                               size_t *conv) {
+                               const bool *taken, OrtEpGraphSupportInfo *support,
+                               const actx_ep_fusion *f, size_t *conv) {
   *conv = SIZE_MAX;
   if (f->family != ACTX_EP_FUSION_SIGMOID || f->node.op != ACTX_OP_QUICK_GELU ||
       f->node.alpha != 1.0f || f->node.dtype != ACTX_BF16 || f->node.has_bias ||
@@ -81,11 +99,12 @@ static OrtStatus *silu_of_conv(const OrtApi *api, const actx_ep_positions *posit
     return NULL;
   const OrtNode *producer = NULL;
   OrtStatus *st = actx_ep_value_producer(api, f->x, &producer);
-  const size_t c = st == NULL ? actx_ep_position(positions, producer) : SIZE_MAX;
-  if (st != NULL || c == SIZE_MAX || taken[c]) return st;
-  for (size_t k = 0; k < f->n_nodes; k++) {
-    const size_t pos = actx_ep_position(positions, f->nodes[k]);
-    if (pos == SIZE_MAX || taken[pos]) return NULL;
+  if (st != NULL || producer == NULL) return st;
+  const OrtNode *three[3] = {producer, f->nodes[0], f->nodes[1]};
+  for (size_t k = 0; k < 3; k++) {
+    bool is_free = false;
+    if ((st = free_to_take(api, positions, taken, three[k], &is_free)) != NULL || !is_free)
+      return st;
   }
   /* x read by the SiLU alone; its result read (a fused node needs an output) */
   const OrtNode *readers[ACTX_EP_MAX_CONSUMERS];
@@ -102,18 +121,18 @@ static OrtStatus *silu_of_conv(const OrtApi *api, const actx_ep_positions *posit
     return st;
   if (n_readers == 0 && !graph_output) return NULL;
   actx_bf16_op op = ACTX_BF16_OP_COUNT;
-  bool runs = false;
-  if ((st = actx_ep_bf16_runs(api, producer, support, &op, &runs)) != NULL) return st;
-  if (runs && op == ACTX_BF16_OP_CONV) *conv = c;
+  bool takes = false;
+  if ((st = actx_ep_bf16_would_take(api, producer, support, &op, &takes)) != NULL) return st;
+  if (takes && op == ACTX_BF16_OP_CONV) *conv = actx_ep_position(positions, producer);
   return NULL;
 }
 
 OrtStatus *actx_ep_bf16_fuse_conv_silu(const OrtApi *api, const OrtLogger *logger,
-                                       const OrtNode *const *nodes, size_t n, bool *taken,
+                                       const OrtNode *const *nodes, size_t n,
+                                       const actx_ep_positions *positions, bool *taken,
                                        OrtEpGraphSupportInfo *support) {
   const OrtEpApi *ep_api = api->GetEpApi();
-  actx_ep_positions positions = {0};
-  OrtStatus *st = actx_ep_positions_build(api, nodes, n, &positions);
+  OrtStatus *st = NULL;
   for (size_t i = 0; i < n && st == NULL; i++) {
     bool sigmoid = false, found = false;
     if (taken[i] || (st = actx_ep_node_is(api, nodes[i], "Sigmoid", NULL, &sigmoid)) != NULL ||
@@ -122,7 +141,7 @@ OrtStatus *actx_ep_bf16_fuse_conv_silu(const OrtApi *api, const OrtLogger *logge
     actx_ep_fusion f;
     size_t c = SIZE_MAX;
     if ((st = actx_ep_match_fusion(api, nodes[i], &f, &found)) != NULL || !found ||
-        (st = silu_of_conv(api, &positions, taken, support, &f, &c)) != NULL ||
+        (st = silu_of_conv(api, positions, taken, support, &f, &c)) != NULL ||
         c == SIZE_MAX)
       continue;
     const OrtNode *members[3] = {nodes[c], f.nodes[0], f.nodes[1]};
@@ -131,13 +150,12 @@ OrtStatus *actx_ep_bf16_fuse_conv_silu(const OrtApi *api, const OrtLogger *logge
                                          .drop_constant_initializers = true};
     if ((st = ep_api->EpGraphSupportInfo_AddNodesToFuse(support, members, 3, &fusion)) != NULL)
       break;
-    for (size_t k = 0; k < 3; k++) taken[actx_ep_position(&positions, members[k])] = true;
+    for (size_t k = 0; k < 3; k++) taken[actx_ep_position(positions, members[k])] = true;
     const char *name = NULL;
     actx_ep_ignore(api, api->Node_GetName(nodes[c], &name), &name);
     actx_ep_log(api, logger, ORT_LOGGING_LEVEL_VERBOSE,
                 "actx: bfloat16 Conv '%s' and its SiLU as one node", name != NULL ? name : "");
   }
-  actx_ep_positions_free(&positions);
   return st;
 }
 
@@ -153,7 +171,8 @@ typedef struct conv_input {
 
 typedef struct conv_act_kernel {
   actx_ep_bf16_compiled base; /* first; its label "Conv 'x' and its Relu" */
-  actx_bf16_kernel *conv, *activation; /* the activation's table is in use by conv */
+  /* the activation's table is in use by conv (NULL for a SiLU: libactx's table, shared) */
+  actx_bf16_kernel *conv, *activation;
   size_t n_conv_inputs;
   conv_input inputs[ACTX_BF16_MAX_INPUTS];
 } conv_act_kernel;
@@ -242,6 +261,29 @@ static OrtStatus *map_input(const OrtApi *api, conv_act_kernel *k, size_t j,
   return NULL;
 }
 
+/* Whether sigmoid reads conv's result and mul multiplies that result by sigmoid's. */
+static OrtStatus *silu_wired(const OrtApi *api, const OrtNode *conv, const OrtNode *sigmoid,
+                             const OrtNode *mul, bool *out) {
+  *out = false;
+  const OrtValueInfo *x = NULL, *s = NULL, *sigmoid_in[1] = {NULL}, *mul_in[2] = {NULL, NULL};
+  size_t n_sigmoid = 0, n_mul = 0;
+  OrtStatus *st = actx_ep_node_output(api, conv, &x);
+  if (st == NULL) st = actx_ep_node_output(api, sigmoid, &s);
+  if (st == NULL) st = actx_ep_node_inputs(api, sigmoid, sigmoid_in, 1, &n_sigmoid);
+  if (st == NULL) st = actx_ep_node_inputs(api, mul, mul_in, 2, &n_mul);
+  if (st != NULL || x == NULL || s == NULL || n_sigmoid != 1 || n_mul != 2 ||
+      sigmoid_in[0] == NULL || mul_in[0] == NULL || mul_in[1] == NULL)
+    return st;
+  bool reads_x = false, x_first = false, s_second = false, s_first = false, x_second = false;
+  if ((st = actx_ep_same_value(api, sigmoid_in[0], x, &reads_x)) == NULL &&
+      (st = actx_ep_same_value(api, mul_in[0], x, &x_first)) == NULL &&
+      (st = actx_ep_same_value(api, mul_in[1], s, &s_second)) == NULL &&
+      (st = actx_ep_same_value(api, mul_in[0], s, &s_first)) == NULL)
+    st = actx_ep_same_value(api, mul_in[1], x, &x_second);
+  *out = st == NULL && reads_x && ((x_first && s_second) || (s_first && x_second));
+  return st;
+}
+
 OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *pool,
                                          const OrtGraph *graph, const OrtNode *fused_node,
                                          OrtNodeComputeInfo **out) {
@@ -255,21 +297,26 @@ OrtStatus *actx_ep_bf16_conv_act_compile(const OrtApi *api, actx_ep_pool_facts *
   actx_bf16_op ops[3] = {ACTX_BF16_OP_COUNT, ACTX_BF16_OP_COUNT, ACTX_BF16_OP_COUNT};
   actx_bf16_kernel *kernels[3] = {NULL, NULL, NULL};
   conv_act_kernel *k = NULL;
-  for (size_t i = 0; i < n && st == NULL; i++)
+  bool has_conv = false; /* else another compile's (a chain's): its kernels are not made here */
+  for (size_t i = 0; i < n && st == NULL && !has_conv; i++)
+    st = actx_ep_node_is(api, nodes[i], "Conv", NULL, &has_conv);
+  for (size_t i = 0; i < n && st == NULL && has_conv; i++)
     st = actx_ep_bf16_node_kernel(api, nodes[i], &ops[i], &kernels[i]);
-  /* the Conv (c), and its activation: a table op (a), or a Sigmoid (no op of the service) and
-   * a Mul, the SiLU actx_ep_bf16_fuse_conv_silu fused */
-  size_t c = SIZE_MAX, a = SIZE_MAX, sigmoids = 0, muls = 0;
-  for (size_t i = 0; i < n && st == NULL; i++) {
+  /* the Conv (c), and its activation: a table op (a), or a Sigmoid (s: no op of the service)
+   * and a Mul (m) wired as the SiLU actx_ep_bf16_fuse_conv_silu fused */
+  size_t c = SIZE_MAX, a = SIZE_MAX, s = SIZE_MAX, m = SIZE_MAX;
+  for (size_t i = 0; i < n && st == NULL && has_conv; i++) {
     bool sigmoid = false;
     if (ops[i] == ACTX_BF16_OP_CONV && kernels[i] != NULL) c = i;
     else if (kernels[i] != NULL && actx_bf16_kernel_is_activation(kernels[i])) a = i;
-    muls += ops[i] == ACTX_BF16_OP_MUL;
-    if (ops[i] == ACTX_BF16_OP_COUNT &&
-        (st = actx_ep_node_is(api, nodes[i], "Sigmoid", NULL, &sigmoid)) == NULL)
-      sigmoids += sigmoid;
+    else if (ops[i] == ACTX_BF16_OP_MUL) m = i;
+    else if (ops[i] == ACTX_BF16_OP_COUNT &&
+             (st = actx_ep_node_is(api, nodes[i], "Sigmoid", NULL, &sigmoid)) == NULL && sigmoid)
+      s = i;
   }
-  const bool silu = n == 3 && c != SIZE_MAX && sigmoids == 1 && muls == 1;
+  bool silu = false;
+  if (st == NULL && n == 3 && c != SIZE_MAX && s != SIZE_MAX && m != SIZE_MAX)
+    st = silu_wired(api, nodes[c], nodes[s], nodes[m], &silu);
   if (st != NULL || c == SIZE_MAX || !(silu || (n == 2 && a != SIZE_MAX)))
     goto done; /* not a Conv and its activation: another compile's */
   if ((k = calloc(1, sizeof *k)) == NULL) {

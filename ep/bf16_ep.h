@@ -54,9 +54,12 @@ OrtStatus *actx_ep_bf16_node_name(const actx_ep_node_source *src, char *out, siz
 /* The index of the input whose element type is the op's computing type: 0, Where's 1. */
 size_t actx_ep_bf16_data_input(actx_bf16_op op);
 
-/* Whether the service takes node, as actx_ep_bf16_take would decide it alone (*op: its op). */
-OrtStatus *actx_ep_bf16_runs(const OrtApi *api, const OrtNode *node,
-                             OrtEpGraphSupportInfo *support, actx_bf16_op *op, bool *runs);
+/* Whether the service can run node (its op, element types, attributes and a registered kernel:
+ * *op its op), as actx_ep_bf16_take decides it; whether the node is free to take (not taken,
+ * not another EP's) is the caller's to check. */
+OrtStatus *actx_ep_bf16_would_take(const OrtApi *api, const OrtNode *node,
+                                   OrtEpGraphSupportInfo *support, actx_bf16_op *op,
+                                   bool *takes);
 
 /* Offers GetCapability's nodes not yet taken (taken[i] false, not assigned to another EP) to
  * the bfloat16 service: each it can run is handed to ORT as a single node to run with our
@@ -175,10 +178,11 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
                                               const bool *tables, OrtEpGraphSupportInfo *support);
 /* Before every other claim: each Conv the service takes whose result only x · sigmoid(x) reads
  * (a Sigmoid of it and the Mul of it by the Sigmoid's result: the SiLU the exact activations
- * would fuse, actx_ep_match_fusion), handed to ORT with those two nodes as one node to fuse,
- * taken[] set for the three. */
+ * would fuse, actx_ep_match_fusion), the three free to take (not taken, not another EP's),
+ * handed to ORT as one node to fuse, taken[] set for the three (positions: nodes' index). */
 OrtStatus *actx_ep_bf16_fuse_conv_silu(const OrtApi *api, const OrtLogger *logger,
-                                       const OrtNode *const *nodes, size_t n, bool *taken,
+                                       const OrtNode *const *nodes, size_t n,
+                                       const actx_ep_positions *positions, bool *taken,
                                        OrtEpGraphSupportInfo *support);
 /* Compile's part: when graph is a Conv and its activation fused above (or its SiLU), *out is
  * its compute info (the weights packed now); NULL otherwise. */

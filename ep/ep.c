@@ -11,10 +11,10 @@
  * single node that joins no other claim is handed over with EpGraphSupportInfo_AddSingleNode, and
  * ORT runs it with our registered kernel (registry.c) like one of its own: that saves the
  * compiled node's wrapper, and ORT does not check a single node against the whole graph as it
- * does a group to fuse. A group of several claims stays one compiled node, since one ORT node in place of
- * several saves more than the wrapper costs (docs/architecture.md). For each fused node
- * GetCapability records what its steps compute and which of its inputs are x and the biases;
- * Compile finds the record again by the nodes of the graph it is handed.
+ * does a group to fuse. A group of several claims stays one compiled node, since one ORT node
+ * in place of several saves more than the wrapper costs (docs/architecture.md). For each fused
+ * node GetCapability records what its steps compute and which of its inputs are x and the
+ * biases; Compile finds the record again by the nodes of the graph it is handed.
  *
  * Finding that record must not confuse two graphs: Loop bodies and If branches reuse value and
  * node names, and the OrtGraph / OrtNode handles Compile gets are new objects. What survives from
@@ -201,6 +201,20 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
   const char *name = NULL;
   if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
   if (name == NULL) name = "";
+  /* a subgraph whose result nothing reads would be a fused node without an output (ORT gives a
+   * fused node none that nothing reads): its nodes are left to the single claims */
+  const OrtNode *readers[ACTX_EP_MAX_CONSUMERS];
+  size_t n_readers = 0;
+  bool graph_output = false;
+  if ((st = actx_ep_value_consumers(api, f.y, readers, ACTX_EP_MAX_CONSUMERS, &n_readers,
+                                    &graph_output)) != NULL)
+    return st;
+  if (n_readers == 0 && !graph_output) {
+    actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
+                "actx: declined %s at '%s' (%zu nodes): its result is read by nothing",
+                actx_ep_fusion_name(&f), name, f.n_nodes);
+    return NULL;
+  }
   bool take = false;
   const char *why = NULL;
   actx_ep_ort_verdicts verdicts;
@@ -414,9 +428,10 @@ static OrtStatus *ep_get_capability(OrtEp *self, const OrtGraph *graph,
       (st = actx_ep_positions_build(api, nodes, n, &list.positions)) != NULL)
     goto done;
 
-  /* a bfloat16 Conv and its SiLU first (bf16_conv_act.c: the SiLU is the fusions' below), then
-   * whole subgraphs, then single nodes among the rest */
-  st = actx_ep_bf16_fuse_conv_silu(api, ep->logger, nodes, n, list.taken, support);
+  /* a bfloat16 Conv and its SiLU first (bf16_conv_act.c; try_fusion would take the SiLU alone),
+   * then whole subgraphs, then single nodes among the rest, then the bfloat16 nodes */
+  st = actx_ep_bf16_fuse_conv_silu(api, ep->logger, nodes, n, &list.positions, list.taken,
+                                   support);
   for (size_t i = 0; i < n && st == NULL; i++)
     if (!list.taken[i]) st = try_fusion(ep, nodes, i, &list);
   for (size_t i = 0; i < n && st == NULL; i++)

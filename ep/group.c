@@ -8,7 +8,8 @@
  * other input it reads (a bias, a constant) is produced by no node at all or by one of its own,
  * or is that same y (BiasGelu(t, t): the step reads its own input as the bias).
  * Then no path leaves the group and comes back, which ORT's partitioner would refuse, and the
- * group has one output, the last claim's y. Each activation still runs as its own
+ * group has one output, the last claim's y, which something must read (or be a graph output):
+ * a claim whose result nothing reads joins no group. Each activation still runs as its own
  * actx_compute() call on the previous one's output, so the bits are those of separate nodes; in
  * float16, those of ORT alone's float32 island: every step in float32, rounded once (compute.c). */
 #include <stdlib.h>
@@ -160,6 +161,12 @@ static OrtStatus *may_follow(const chain_state *c, const actx_ep_claimed *a, con
   if (graph_output || n == 0 || n > ACTX_EP_MAX_CONSUMERS) return NULL;
   for (size_t i = 0; i < n; i++)
     if (claim_holding(c, consumers[i]) != ib) return NULL;
+  /* b's y becomes the group's output: read by nothing, the fused node would have none (ORT
+   * gives a fused node no output that nothing reads), and Compile could not find its record */
+  if ((st = actx_ep_value_consumers(api, b->y, consumers, ACTX_EP_MAX_CONSUMERS, &n,
+                                    &graph_output)) != NULL)
+    return st;
+  if (n == 0 && !graph_output) return NULL;
   /* Inside the group a's y is no input of the fused node: b can read it only as the value each
    * step is handed, as x or, where the bias is the same value (BiasGelu(t, t)), as its bias
    * too (compute.c: bias_is_x). So every other value b reads must come from outside. The bias

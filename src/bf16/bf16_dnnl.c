@@ -485,11 +485,8 @@ static dnnl_status_t plain_weights_md(const actx_dnnl_conv_shape *s, dnnl_memory
 /* a bfloat16 AMX tile row's multiply-adds */
 #define AMX_BF16_TILE_K 32
 
-/* Whether pd is oneDNN's brgconv_1x1 that copies its input (conv_pd) */
-static bool copies_input_1x1(const actx_dnnl_conv_shape *s, const_dnnl_primitive_desc_t pd) {
-  if (s->transposed || (s->channels / s->group) % AMX_BF16_TILE_K == 0 ||
-      strcmp(pd_impl(pd), "brgconv_1x1:avx512_core_amx") != 0)
-    return false;
+/* Whether pd's scratchpad is as large as the input of s (bfloat16): room for a copy of it. */
+static bool scratch_holds_input(const actx_dnnl_conv_shape *s, const_dnnl_primitive_desc_t pd) {
   const_dnnl_memory_desc_t scratch =
       dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   double input_bytes = 2.0 * (double)s->batch * (double)s->channels;
@@ -497,10 +494,17 @@ static bool copies_input_1x1(const actx_dnnl_conv_shape *s, const_dnnl_primitive
   return scratch != NULL && (double)dnnl_memory_desc_get_size(scratch) >= input_bytes;
 }
 
-/* skip_first: the first implementation oneDNN offers is passed over */
-static dnnl_status_t conv_pd_of(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
-                                const_dnnl_memory_desc_t wei, bool skip_first,
-                                dnnl_primitive_desc_t *pd) {
+/* Whether pd is oneDNN 3.2's brgconv_1x1 on AMX that copies its input (conv_pd) */
+static bool copies_input_1x1(const actx_dnnl_conv_shape *s, const_dnnl_primitive_desc_t pd) {
+  return !s->transposed && (s->channels / s->group) % AMX_BF16_TILE_K != 0 &&
+         strcmp(pd_impl(pd), "brgconv_1x1:avx512_core_amx") == 0 && scratch_holds_input(s, pd);
+}
+
+/* The primitive descriptor of s; skip_first: the first implementation oneDNN offers passed
+ * over for the next one */
+static dnnl_status_t conv_pd_create(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
+                                    const_dnnl_memory_desc_t wei, bool skip_first,
+                                    dnnl_primitive_desc_t *pd) {
   const int nd = 2 + (int)s->spatial;
   int64_t src_dims[5] = {s->batch, s->channels}, dst_dims[5] = {s->batch, s->out_channels};
   int64_t wei_dims[6];
@@ -551,14 +555,15 @@ static dnnl_status_t conv_pd_of(const actx_dnnl_conv_shape *s, dnnl_data_type_t 
  * alone with warm buffers) and oneDNN's next implementation for it, jit_1x1:avx512_core_amx,
  * which copies nothing, 0.06-0.09; the 16-channel one was faster as it is (0.23 against 0.39).
  * Such a primitive (channels not a multiple of 32, a scratchpad as large as its input) takes
- * the next implementation, unless that is the reference loops. */
+ * the next implementation, unless that is the reference loops or copies the input too. (The
+ * names are oneDNN 3.2's, the version the build installs.) */
 static dnnl_status_t conv_pd(const actx_dnnl_conv_shape *s, dnnl_data_type_t type,
                              const_dnnl_memory_desc_t wei, dnnl_primitive_desc_t *pd) {
-  dnnl_status_t st = conv_pd_of(s, type, wei, false, pd);
+  dnnl_status_t st = conv_pd_create(s, type, wei, false, pd);
   if (st != dnnl_success || !copies_input_1x1(s, *pd)) return st;
   dnnl_primitive_desc_t next = NULL;
-  if (conv_pd_of(s, type, wei, true, &next) == dnnl_success) {
-    if (strncmp(pd_impl(next), "ref", 3) != 0) {
+  if (conv_pd_create(s, type, wei, true, &next) == dnnl_success) {
+    if (strncmp(pd_impl(next), "ref", 3) != 0 && !scratch_holds_input(s, next)) {
       dnnl_primitive_desc_destroy(*pd);
       *pd = next;
     } else {

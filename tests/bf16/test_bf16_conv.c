@@ -369,27 +369,31 @@ static void channels_last(void) {
 
 /* On AMX, oneDNN's brgconv_1x1 copies a 48-channel input, padded, into its scratchpad, and the
  * op takes the next implementation instead (bf16_dnnl.c, copies_input_1x1): YOLOv8n's 48 -> 32
- * Conv at 80 x 80. A 64-channel one (no copy) keeps brgconv_1x1. case2d's "1x1, 48 channels"
- * checks that implementation's results against the reference. */
+ * Conv at 80 x 80, and case2d's "1x1, 48 channels" at 40 x 40, whose results that case checks
+ * against the reference. A 64-channel one (no copy) keeps brgconv_1x1. */
 static void padding_1x1(void) {
   actx_dnnl_conv_shape s = {.spatial = 2, .batch = 1, .channels = 64, .out_channels = 32,
                             .group = 1, .in = {80, 80}, .kernel = {1, 1}, .out = {80, 80},
                             .strides = {1, 1}, .dilations = {1, 1}};
-  actx_dnnl_op *op64 = NULL, *op48 = NULL;
+  actx_dnnl_op *op64 = NULL, *op48[2] = {NULL, NULL};
   const char *why = "";
   CHECK(actx_dnnl_conv_create(&s, NULL, &op64, &why) == ACTX_OK);
+  const char *impl64 = actx_dnnl_op_impl(op64);
+  const bool amx = strcmp(impl64, "brgconv_1x1:avx512_core_amx") == 0;
   s.channels = 48;
-  CHECK(actx_dnnl_conv_create(&s, NULL, &op48, &why) == ACTX_OK);
-  const char *impl64 = actx_dnnl_op_impl(op64), *impl48 = actx_dnnl_op_impl(op48);
-  if (strcmp(impl64, "brgconv_1x1:avx512_core_amx") == 0) {
-    if (strcmp(impl48, impl64) == 0 || strncmp(impl48, "ref", 3) == 0)
-      fprintf(stderr, "1x1, 48 channels: %s\n", impl48);
-    CHECK(strcmp(impl48, impl64) != 0 && strncmp(impl48, "ref", 3) != 0);
-  } else {
-    printf("test_bf16_conv: 1x1 padding copy: skipped (no AMX: %s)\n", impl64);
+  for (size_t k = 0; k < 2; k++) {
+    s.in[0] = s.in[1] = s.out[0] = s.out[1] = k == 0 ? 80 : 40;
+    CHECK(actx_dnnl_conv_create(&s, NULL, &op48[k], &why) == ACTX_OK);
+    const char *impl48 = actx_dnnl_op_impl(op48[k]);
+    if (amx && (strcmp(impl48, impl64) == 0 || strncmp(impl48, "ref", 3) == 0))
+      fprintf(stderr, "1x1, 48 channels, %lld x %lld: %s\n", (long long)s.in[0],
+              (long long)s.in[1], impl48);
+    CHECK(!amx || (strcmp(impl48, impl64) != 0 && strncmp(impl48, "ref", 3) != 0));
   }
+  if (!amx) printf("test_bf16_conv: 1x1 padding copy: skipped (no AMX: %s)\n", impl64);
   actx_dnnl_op_destroy(op64);
-  actx_dnnl_op_destroy(op48);
+  actx_dnnl_op_destroy(op48[0]);
+  actx_dnnl_op_destroy(op48[1]);
 }
 
 /* ---- bad input ----------------------------------------------------------------------------- */

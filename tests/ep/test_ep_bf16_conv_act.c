@@ -11,9 +11,11 @@
  * activations' results must be the same bits and shapes, with NaN, ±inf, -0 and a subnormal in
  * the input (the Conv's repair of their windows), at 1 and 2 threads, for five table
  * activations (Relu, HardSwish, LeakyRelu, HardSigmoid, Neg) and SiLU; weights and bias
- * constant or given at run time, no bias, depthwise and unpadded, the image itself a constant (a Conv input the
- * fused node keeps a copy of). Also: which nodes ORT fused (the assignments), a pair whose
- * result nothing reads (not fused: ORT 1.30 crashed on a fused node without an output), the pair
+ * constant or given at run time, no bias, depthwise and unpadded, the image itself a constant
+ * (a Conv input the fused node keeps a copy of). Also: which nodes ORT fused (the
+ * assignments), a pair whose result nothing reads (not fused: ORT 1.30 crashed on a fused node
+ * without an output), a Conv
+ * whose result a Relu reads beside its SiLU, or whose SiLU's result nothing reads, the pair
  * inside If branches with the weights outside, an empty batch, and weights of the wrong shape at
  * run time (a clear status naming the fused node). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -289,9 +291,11 @@ static void check_case(const conv_case *c, int threads) {
   free(model);
 }
 
-/* x -> conv_d -> relu_d, whose result nothing reads, beside a read pair: the read pair is one
- * node, the unread one two; the session runs. */
-static void check_unread(void) {
+/* A model of input x [1, C_IN, H, W], constant w and two Convs of them: conv[0] unpadded,
+ * its result out[0], and conv[1] padded (two identical Convs would be merged by ORT), out[1];
+ * outputs[0 .. n) graph outputs of the unpadded Conv's shape. The caller adds the rest. */
+static actx_model *two_convs(const char *const conv[2], const char *const out[2],
+                             const char *const *outputs, size_t n) {
   actx_model *m = actx_model_create(IR_VERSION, OPSET, 0);
   const int64_t x_dims[4] = {1, C_IN, H, W}, w_dims[4] = {C_OUT, C_IN, KERNEL, KERNEL};
   const int64_t y_dims[4] = {1, C_OUT, H - 2, W - 2};
@@ -299,36 +303,86 @@ static void check_unread(void) {
   fill_uniform(w, sizeof w / sizeof w[0], 1, 0.5f);
   actx_model_add_input(m, "x", BF16, 4, x_dims, NULL);
   actx_model_add_initializer(m, "w", BF16, 4, w_dims, w);
-  actx_model_add_output(m, "y", BF16, 4, y_dims, NULL);
-  const char *in[2] = {"x", "w"}, *c[1] = {"c"}, *cd[1] = {"cd"};
-  const int64_t pads[4] = {1, 1, 1, 1}; /* two identical Convs would be merged by ORT */
-  actx_model_add_named_node(m, "conv", "Conv", "", 2, in, 1, c);
-  actx_model_node_attr_ints(actx_model_add_named_node(m, "conv_d", "Conv", "", 2, in, 1, cd),
+  for (size_t i = 0; i < n; i++) actx_model_add_output(m, outputs[i], BF16, 4, y_dims, NULL);
+  const char *in[2] = {"x", "w"};
+  const int64_t pads[4] = {1, 1, 1, 1};
+  actx_model_add_named_node(m, conv[0], "Conv", "", 2, in, 1, &out[0]);
+  actx_model_node_attr_ints(actx_model_add_named_node(m, conv[1], "Conv", "", 2, in, 1, &out[1]),
                             "pads", 4, pads);
-  add_activation(m, &g_activations[0], "relu", "c", "y");
-  add_activation(m, &g_activations[0], "relu_d", "cd", "unread");
-  uint8_t *model = NULL;
+  return m;
+}
+
+/* m (freed) as a session under `auto` at 1 thread, or NULL (CHECKed); *bytes, the model, to
+ * free after the session. */
+static actx_ort_session *open_model(actx_model *m, const char *label, uint8_t **bytes) {
   size_t size = 0;
-  const int built = actx_model_serialize(m, &model, &size);
-  CHECK(built == 0, "unread: %s", actx_model_error(m));
+  *bytes = NULL;
+  const int built = actx_model_serialize(m, bytes, &size);
+  CHECK(built == 0, "%s: %s", label, actx_model_error(m));
   actx_model_free(m);
-  if (built != 0) return;
+  if (built != 0) return NULL;
   const ep_session_spec spec = {.policy = "auto", .threads = 1};
   actx_ort_session *s = NULL;
   actx_ort_error err;
-  if (ep_session_create(model, size, &spec, &s, &err) != 0) {
-    CHECK(false, "unread: %s", err.message);
-  } else {
+  if (ep_session_create(*bytes, size, &spec, &s, &err) != 0) {
+    CHECK(false, "%s: %s", label, err.message);
+    return NULL;
+  }
+  return s;
+}
+
+/* One run of s on an image: it must succeed. */
+static void run_image(actx_ort_session *s, const char *label) {
+  uint16_t x[C_IN * H * W];
+  fill_image(x, false);
+  const actx_ort_tensor t = {.elem_type = BF16, .rank = 4, .dims = {1, C_IN, H, W}, .data = x};
+  actx_ort_tensor *out = NULL;
+  size_t n_out = 0;
+  actx_ort_error err;
+  CHECK(actx_ort_run(s, 1, &t, &out, &n_out, &err) == 0, "%s: run: %s", label, err.message);
+  actx_ort_tensors_free(out, n_out);
+}
+
+/* x -> conv_d -> relu_d, whose result nothing reads, beside a read pair: the read pair is one
+ * node, the unread one two; the session runs. */
+static void check_unread(void) {
+  static const char *const convs[2] = {"conv", "conv_d"}, *const outs[2] = {"c", "cd"};
+  static const char *const outputs[1] = {"y"};
+  actx_model *m = two_convs(convs, outs, outputs, 1);
+  add_activation(m, &g_activations[0], "relu", "c", "y");
+  add_activation(m, &g_activations[0], "relu_d", "cd", "unread");
+  uint8_t *model = NULL;
+  actx_ort_session *s = open_model(m, "unread", &model);
+  if (s != NULL) {
     static const char *const read[2] = {"conv", "relu"}, *const unread[2] = {"conv_d", "relu_d"};
     check_fused(s, read, true, "unread");
     check_fused(s, unread, false, "unread");
-    uint16_t x[C_IN * H * W];
-    fill_image(x, false);
-    const actx_ort_tensor t = {.elem_type = BF16, .rank = 4, .dims = {1, C_IN, H, W}, .data = x};
-    actx_ort_tensor *out = NULL;
-    size_t n_out = 0;
-    CHECK(actx_ort_run(s, 1, &t, &out, &n_out, &err) == 0, "unread: run: %s", err.message);
-    actx_ort_tensors_free(out, n_out);
+    run_image(s, "unread");
+    actx_ort_session_free(s);
+  }
+  free(model);
+}
+
+/* Conv t's result read by its SiLU and by a Relu as well; Conv u's SiLU's result read by
+ * nothing: neither Conv is one node with its SiLU (Conv t's SiLU is the exact activations' one
+ * node); the session runs. */
+static void check_silu_declined(void) {
+  const activation *silu = &g_activations[N_ACTIVATIONS - 1];
+  static const char *const convs[2] = {"conv_t", "conv_u"}, *const outs[2] = {"ct", "cu"};
+  static const char *const outputs[2] = {"yt", "rt"};
+  actx_model *m = two_convs(convs, outs, outputs, 2);
+  add_activation(m, silu, "silu_t", "ct", "yt");
+  add_activation(m, &g_activations[0], "relu_t", "ct", "rt");
+  add_activation(m, silu, "silu_u", "cu", "unread");
+  uint8_t *model = NULL;
+  actx_ort_session *s = open_model(m, "SiLU declined", &model);
+  if (s != NULL) {
+    check_fused_silu(s, "conv_t", "silu_t", false, "SiLU and a Relu");
+    ep_node_place conv_u;
+    ep_node_place_of(s, "conv_u", &conv_u);
+    CHECK(strcmp(conv_u.ep, "actx") == 0 && conv_u.members == 1,
+          "SiLU unread: conv_u runs on '%s' in a node of %zu", conv_u.ep, conv_u.members);
+    run_image(s, "SiLU declined");
     actx_ort_session_free(s);
   }
   free(model);
@@ -429,6 +483,7 @@ int main(int argc, char **argv) {
   };
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) check_case(&more[i], 2);
   check_unread();
+  check_silu_declined();
   check_if_branches();
   printf("%s\n", g_failures ? "FAILED" : "ok");
   return g_failures ? 1 : 0;

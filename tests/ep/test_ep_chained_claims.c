@@ -16,6 +16,9 @@
  *     t is both x and bias. Grouped with the Tanh, the bias was a value inside the group, no
  *     input of the fused node, and session creation failed.
  *
+ *   - Claims whose result nothing reads (a SiLU, an erf GELU, Tanh → Erf beside the output):
+ *     as a fused node they had no output, and session creation failed.
+ *
  *   - Two float16 claims in a row (Tanh → Erf, ...; also the opset-20 Gelus and Tanh → BiasGelu
  *     above): ORT alone, with no float16 kernel for either, computes both in one float32 island
  *     and rounds once; the group rounded between them (1.6-12% of outputs one float16 step off).
@@ -347,11 +350,57 @@ static void test_float16_claims_in_a_row(void) {
       }
 }
 
+/* x → Erf → y, and beside it claims whose result nothing reads: a SiLU, an erf GELU (fused
+ * subgraphs; in float32: ORT's fusions leave float16 ones to ORT), Tanh → Erf (two claims in a
+ * row). A fused node would have no output there (ORT gives it none) and Compile found no
+ * record: the session failed ("a graph of 2 nodes that GetCapability did not take"). Now such a
+ * subgraph is left to the single claims and such a claim joins no group: the session loads, y
+ * is ORT alone's, and under `all` the EP runs nodes (the Erf at least). */
+static void test_unread_results(void) {
+  static const int32_t types[] = {ACTX_ELEM_FLOAT, ACTX_ELEM_FLOAT16};
+  static const char *const policies[] = {"all", "auto"};
+  static const char *const labels[] = {"an unread SiLU", "an unread erf GELU",
+                                       "an unread Tanh -> Erf"};
+  const int64_t dims[1] = {4096};
+  for (size_t k = 0; k < 3; k++)
+    for (size_t t = 0; t < 2; t++) {
+      actx_model *m = actx_model_create(ACTX_MODEL_DEFAULT_IR_VERSION, 17, 1);
+      actx_model_add_input(m, "x", types[t], 1, dims, NULL);
+      actx_model_add_output(m, "y", types[t], 1, dims, NULL);
+      actx_model_add_node(m, "Erf", "", 1, (const char *[]){"x"}, 1, (const char *[]){"y"});
+      if (k < 2) {
+        actx_part_add_activation(m, k == 0 ? ACTX_ACT_SILU : ACTX_ACT_ERF_GELU, types[t], "x",
+                                 "dead", "d_", 0, NULL, 0);
+      } else {
+        actx_model_add_node(m, "Tanh", "", 1, (const char *[]){"x"}, 1, (const char *[]){"t"});
+        actx_model_add_node(m, "Erf", "", 1, (const char *[]){"t"}, 1, (const char *[]){"dead"});
+      }
+      uint8_t *bytes = NULL;
+      size_t size = 0;
+      const int rc = actx_model_serialize(m, &bytes, &size);
+      if (rc != 0) printf("model: %s\n", actx_model_error(m));
+      actx_model_free(m);
+      if (rc != 0) {
+        CHECK(false, "%s: model", labels[k]);
+        continue;
+      }
+      for (size_t p = 0; p < 2; p++) {
+        const long on = compare(bytes, size, types[t], 1, dims, policies[p], 0, true, labels[k]);
+        CHECK(on >= 0, "%s, %s, policy %s: the session failed or differs from ORT alone",
+              labels[k], actx_elem_name(types[t]), policies[p]);
+        CHECK(on != 0 || p != 0, "%s, %s, policy all: no node on actx", labels[k],
+              actx_elem_name(types[t]));
+      }
+      free(bytes);
+    }
+}
+
 int main(int argc, char **argv) {
   if (ep_test_init(argc, argv) != 0) return 2;
   test_gelu_chains();
   test_value_as_x_and_bias();
   test_float16_claims_in_a_row();
+  test_unread_results();
   actx_ort_shutdown();
   printf("%d failures\n", g_failures);
   return g_failures ? 1 : 0;
