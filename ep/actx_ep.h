@@ -116,6 +116,8 @@ extern const int actx_ep_binary_since[], actx_ep_pow_since[], actx_ep_erf_since[
 bool actx_ep_is_onnx_domain(const char *domain);
 /* Whether node is the default-domain operator op_type, with a since-version in since (a
  * 0-terminated list; NULL: any). node may be NULL (then false). */
+/* Whether an earlier EP took node (it is assigned to an EP other than us). */
+OrtStatus *actx_ep_node_is_others(const OrtApi *api, const OrtNode *node, bool *others);
 OrtStatus *actx_ep_node_is(const OrtApi *api, const OrtNode *node, const char *op_type,
                            const int *since, bool *out);
 /* The node's inputs (the first max of them, the rest NULL) and how many it has. */
@@ -131,6 +133,9 @@ OrtStatus *actx_ep_value_producer(const OrtApi *api, const OrtValueInfo *value,
 OrtStatus *actx_ep_value_consumers(const OrtApi *api, const OrtValueInfo *value,
                                    const OrtNode **nodes, size_t max, size_t *n,
                                    bool *graph_output);
+/* Whether something reads value: a node, or the graph (an output). A fused node's output must
+ * be read: ORT gives a fused node no output that nothing reads. */
+OrtStatus *actx_ep_value_is_read(const OrtApi *api, const OrtValueInfo *value, bool *read);
 /* The only consumer of value; NULL when it has none or several, or is also a graph output. */
 OrtStatus *actx_ep_single_consumer(const OrtApi *api, const OrtValueInfo *value,
                                    const OrtNode **consumer);

@@ -96,10 +96,9 @@ OrtStatus *actx_ep_bf16_take(const OrtApi *api, const OrtLogger *logger,
   }
   for (size_t i = 0; i < n && st == NULL; i++) {
     if (taken[i]) continue;
-    const char *assigned = NULL;
-    if ((st = api->Node_GetEpName(nodes[i], &assigned)) != NULL) break;
-    if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
-      continue; /* an earlier EP took it */
+    bool others = false;
+    if ((st = actx_ep_node_is_others(api, nodes[i], &others)) != NULL) break;
+    if (others) continue; /* an earlier EP took it */
     bool bf16_node = false, take = false;
     const char *why = NULL;
     st = decide(api, ep_api, nodes[i], support, &bf16_node, &take, &ops[i], &chains[i],

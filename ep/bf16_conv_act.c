@@ -47,14 +47,10 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
     if (act == SIZE_MAX || !pending[act] || !tables[act]) continue;
     /* the activation's result must be read (a fused node needs an output: ORT gives a node
      * none when nothing reads it) */
-    const OrtNode *readers[ACTX_EP_MAX_CONSUMERS];
-    size_t n_readers = 0;
-    bool graph_output = false;
+    bool read = false;
     if ((st = actx_ep_node_output(api, nodes[act], &z)) != NULL || z == NULL ||
-        (st = actx_ep_value_consumers(api, z, readers, ACTX_EP_MAX_CONSUMERS, &n_readers,
-                                      &graph_output)) != NULL)
+        (st = actx_ep_value_is_read(api, z, &read)) != NULL || !read)
       continue;
-    if (n_readers == 0 && !graph_output) continue;
     const OrtNode *members[2] = {nodes[i], nodes[act]};
     /* the Conv's weights are given to Compile, not to every run (the file comment) */
     const OrtNodeFusionOptions fusion = {.ort_version_supported = ORT_API_VERSION,
@@ -77,12 +73,11 @@ OrtStatus *actx_ep_bf16_fuse_conv_activations(const OrtApi *api, const OrtLogger
 static OrtStatus *free_to_take(const OrtApi *api, const actx_ep_positions *positions,
                                const bool *taken, const OrtNode *node, bool *out) {
   const size_t pos = actx_ep_position(positions, node);
-  const char *assigned = NULL;
+  bool others = false;
   *out = false;
   if (pos == SIZE_MAX || taken[pos]) return NULL;
-  OrtStatus *st = api->Node_GetEpName(node, &assigned);
-  *out = st == NULL && (assigned == NULL || assigned[0] == '\0' ||
-                        strcmp(assigned, ACTX_EP_NAME) == 0);
+  OrtStatus *st = actx_ep_node_is_others(api, node, &others);
+  *out = st == NULL && !others;
   return st;
 }
 
@@ -116,10 +111,8 @@ static OrtStatus *silu_of_conv(const OrtApi *api, const actx_ep_positions *posit
   if (graph_output || n_readers == 0 || n_readers > ACTX_EP_MAX_CONSUMERS) return NULL;
   for (size_t r = 0; r < n_readers; r++)
     if (readers[r] != f->nodes[0] && readers[r] != f->nodes[1]) return NULL;
-  if ((st = actx_ep_value_consumers(api, f->y, readers, ACTX_EP_MAX_CONSUMERS, &n_readers,
-                                    &graph_output)) != NULL)
-    return st;
-  if (n_readers == 0 && !graph_output) return NULL;
+  bool read = false;
+  if ((st = actx_ep_value_is_read(api, f->y, &read)) != NULL || !read) return st;
   actx_bf16_op op = ACTX_BF16_OP_COUNT;
   bool takes = false;
   if ((st = actx_ep_bf16_would_take(api, producer, support, &op, &takes)) != NULL) return st;

@@ -191,25 +191,20 @@ static OrtStatus *try_fusion(actx_ep *ep, const OrtNode *const *nodes, size_t i,
   list->matches[list->n_matches++] = f;
   size_t pos[ACTX_EP_MAX_FUSED_NODES];
   for (size_t k = 0; k < f.n_nodes; k++) {
-    const char *assigned = NULL;
+    bool others = false;
     pos[k] = actx_ep_position(&list->positions, f.nodes[k]);
     if (pos[k] == SIZE_MAX || list->taken[pos[k]]) return NULL;
-    if ((st = api->Node_GetEpName(f.nodes[k], &assigned)) != NULL) return st;
-    if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
-      return NULL; /* an earlier EP took part of it */
+    if ((st = actx_ep_node_is_others(api, f.nodes[k], &others)) != NULL) return st;
+    if (others) return NULL; /* an earlier EP took part of it */
   }
   const char *name = NULL;
   if ((st = api->Node_GetName(nodes[i], &name)) != NULL) return st;
   if (name == NULL) name = "";
-  /* a subgraph whose result nothing reads would be a fused node without an output (ORT gives a
-   * fused node none that nothing reads): its nodes are left to the single claims */
-  const OrtNode *readers[ACTX_EP_MAX_CONSUMERS];
-  size_t n_readers = 0;
-  bool graph_output = false;
-  if ((st = actx_ep_value_consumers(api, f.y, readers, ACTX_EP_MAX_CONSUMERS, &n_readers,
-                                    &graph_output)) != NULL)
-    return st;
-  if (n_readers == 0 && !graph_output) {
+  /* a subgraph whose result nothing reads would be a fused node without an output: its nodes
+   * are left to the single claims */
+  bool read = false;
+  if ((st = actx_ep_value_is_read(api, f.y, &read)) != NULL) return st;
+  if (!read) {
     actx_ep_log(api, ep->logger, ORT_LOGGING_LEVEL_VERBOSE,
                 "actx: declined %s at '%s' (%zu nodes): its result is read by nothing",
                 actx_ep_fusion_name(&f), name, f.n_nodes);
@@ -267,11 +262,9 @@ static OrtStatus *follows_claim(const actx_ep *ep, const claim_list *list, const
 /* Takes nodes[i] alone, if we can run it and the policy wants it. */
 static OrtStatus *try_node(actx_ep *ep, const OrtNode *const *nodes, size_t i, claim_list *list) {
   const OrtApi *api = ep->api;
-  const char *assigned = NULL;
-  OrtStatus *st = api->Node_GetEpName(nodes[i], &assigned);
-  if (st != NULL) return st;
-  if (assigned != NULL && assigned[0] != '\0' && strcmp(assigned, ACTX_EP_NAME) != 0)
-    return NULL; /* an earlier EP took it */
+  bool others = false;
+  OrtStatus *st = actx_ep_node_is_others(api, nodes[i], &others);
+  if (st != NULL || others) return st; /* others: an earlier EP took it */
   actx_ep_node info;
   const char *reason = NULL;
   bool take = false;

@@ -16,6 +16,14 @@ bool actx_ep_is_onnx_domain(const char *domain) {
   return domain == NULL || domain[0] == '\0' || strcmp(domain, "ai.onnx") == 0;
 }
 
+OrtStatus *actx_ep_node_is_others(const OrtApi *api, const OrtNode *node, bool *others) {
+  const char *assigned = NULL;
+  OrtStatus *st = api->Node_GetEpName(node, &assigned);
+  *others = st == NULL && assigned != NULL && assigned[0] != '\0' &&
+            strcmp(assigned, ACTX_EP_NAME) != 0;
+  return st;
+}
+
 OrtStatus *actx_ep_node_is(const OrtApi *api, const OrtNode *node, const char *op_type,
                            const int *since, bool *out) {
   *out = false;
@@ -78,6 +86,16 @@ OrtStatus *actx_ep_value_consumers(const OrtApi *api, const OrtValueInfo *value,
   if (st != NULL || *n == 0 || *n > max) return st;
   int64_t input_indices[ACTX_EP_MAX_CONSUMERS];
   return api->ValueInfo_GetValueConsumers(value, nodes, input_indices, *n);
+}
+
+OrtStatus *actx_ep_value_is_read(const OrtApi *api, const OrtValueInfo *value, bool *read) {
+  const OrtNode *readers[ACTX_EP_MAX_CONSUMERS];
+  size_t n = 0;
+  bool graph_output = false;
+  OrtStatus *st =
+      actx_ep_value_consumers(api, value, readers, ACTX_EP_MAX_CONSUMERS, &n, &graph_output);
+  *read = st == NULL && (n > 0 || graph_output);
+  return st;
 }
 
 OrtStatus *actx_ep_single_consumer(const OrtApi *api, const OrtValueInfo *value,

@@ -161,12 +161,10 @@ static OrtStatus *may_follow(const chain_state *c, const actx_ep_claimed *a, con
   if (graph_output || n == 0 || n > ACTX_EP_MAX_CONSUMERS) return NULL;
   for (size_t i = 0; i < n; i++)
     if (claim_holding(c, consumers[i]) != ib) return NULL;
-  /* b's y becomes the group's output: read by nothing, the fused node would have none (ORT
-   * gives a fused node no output that nothing reads), and Compile could not find its record */
-  if ((st = actx_ep_value_consumers(api, b->y, consumers, ACTX_EP_MAX_CONSUMERS, &n,
-                                    &graph_output)) != NULL)
-    return st;
-  if (n == 0 && !graph_output) return NULL;
+  /* b's y becomes the group's output: read by nothing, the fused node would have none, and
+   * Compile could not find its record */
+  bool read = false;
+  if ((st = actx_ep_value_is_read(api, b->y, &read)) != NULL || !read) return st;
   /* Inside the group a's y is no input of the fused node: b can read it only as the value each
    * step is handed, as x or, where the bias is the same value (BiasGelu(t, t)), as its bias
    * too (compute.c: bias_is_x). So every other value b reads must come from outside. The bias
